@@ -1,0 +1,83 @@
+/**
+ * Errors skillgate throws to its callers. Each has a stable string `code` that callers,
+ * HTTP responses and tests match on, and typed `data` for details. Messages may change;
+ * codes do not.
+ *
+ * User content (a bad SKILL.md, a folder that escapes its root) is reported as a
+ * {@link Diagnostic} instead: these classes are for refusals of an operation.
+ */
+
+/** Every stable error code skillgate uses, in one place so none is spelled twice. */
+export type ErrorCode =
+  | "invalid_argument"
+  | "invalid_config"
+  | "not_found"
+  | "path_not_allowed"
+  | "file_too_large"
+  | "limit_exceeded"
+  | "skill_changed"
+  | "skill_invalid"
+  | "skill_unreadable"
+  | "io_error";
+
+/** The base of every error skillgate throws on purpose. */
+export class SkillgateError<Data extends object = Record<string, unknown>> extends Error {
+  /** A stable, machine-readable reason; never reworded. */
+  readonly code: ErrorCode;
+  /** Details a caller may show or act on. */
+  readonly data: Data;
+
+  constructor(code: ErrorCode, message: string, data: Data, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+    this.data = data;
+  }
+}
+
+/** A caller passed something malformed (an option, a CLI argument). */
+export class InvalidArgumentError extends SkillgateError<{ argument: string }> {
+  constructor(argument: string, message: string) {
+    super("invalid_argument", message, { argument });
+  }
+}
+
+/** The configuration file cannot be read or does not have the documented shape. */
+export class InvalidConfigError extends SkillgateError<{ file: string; problems: string[] }> {
+  constructor(file: string, problems: string[]) {
+    super("invalid_config", `configuration ${file} is invalid: ${problems.join("; ")}`, { file, problems });
+  }
+}
+
+/** A named thing (a skill, a folder) does not exist; `candidates` helps the caller retry. */
+export class NotFoundError extends SkillgateError<{ kind: string; name: string; candidates: string[] }> {
+  constructor(kind: string, name: string, candidates: string[] = []) {
+    const hint = candidates.length > 0 ? ` (did you mean: ${candidates.join(", ")})` : "";
+    super("not_found", `no ${kind} named "${name}"${hint}`, { kind, name, candidates });
+  }
+}
+
+/** A path resolves outside the folder it must stay in. */
+export class PathNotAllowedError extends SkillgateError<{ path: string; root: string }> {
+  constructor(path: string, root: string) {
+    super("path_not_allowed", `${path} is outside ${root}`, { path, root });
+  }
+}
+
+/** A file is larger than the limit that applies to it. */
+export class FileTooLargeError extends SkillgateError<{ path: string; size: number; limit: number }> {
+  constructor(path: string, size: number, limit: number) {
+    super("file_too_large", `${path} is ${size} bytes; the limit is ${limit}`, { path, size, limit });
+  }
+}
+
+/** True when `error` is a SkillgateError, optionally with the given code. */
+export function isSkillgateError(error: unknown, code?: ErrorCode): error is SkillgateError {
+  return error instanceof SkillgateError && (code === undefined || error.code === code);
+}
+
+/** `ErrorName: message` for any thrown value, the form skillgate shows to models and people. */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  return `Error: ${String(error)}`;
+}

@@ -1,0 +1,256 @@
+import { type Diagnostic, diagnostic } from "../core/diagnostics.js";
+import { MAX_COMPATIBILITY_LENGTH, MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH } from "../core/limits.js";
+import { isPlainObject } from "../core/safe-json.js";
+import { codePointLength } from "../core/text.js";
+
+/**
+ * The fields of the Agent Skills specification, read from front matter. One rule set
+ * serves both modes: `lenient` loads what clients load (a name that does not match its
+ * folder or is too long is a warning), `strict` (`skillgate validate`) turns every finding
+ * into an error.
+ */
+export type ValidationMode = "lenient" | "strict";
+
+/** Front matter keys the specification defines. Others are warnings (errors when strict). */
+export const SPEC_FIELDS: readonly string[] = [
+  "name",
+  "description",
+  "license",
+  "compatibility",
+  "metadata",
+  "allowed-tools",
+];
+
+/** The specification's fields, as read. `metadata` keeps non-string values for governance to judge. */
+export interface SkillFields {
+  readonly name: string;
+  readonly description: string;
+  readonly license?: string;
+  readonly compatibility?: string;
+  readonly metadata: Readonly<Record<string, unknown>>;
+  readonly allowedTools: readonly string[];
+}
+
+/** What {@link readSkillFields} found: the fields when the skill can load, and every problem. */
+export interface FieldsResult {
+  readonly fields: SkillFields | undefined;
+  readonly diagnostics: Diagnostic[];
+}
+
+const NAME_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const PRINTABLE_ASCII_NAME = /^[\x21-\x7e]+$/;
+
+/**
+ * Reads and checks the specification's fields. `folderName` is the skill's folder, which
+ * the name must match; `bodyDescription` is used when there is no front matter at all.
+ */
+export function readSkillFields(
+  data: Record<string, unknown>,
+  context: { folderName: string; path?: string; mode: ValidationMode; hasFrontMatter: boolean; body: string },
+): FieldsResult {
+  const problems = new Findings(context.mode, context.path);
+  const name = readName(data, context, problems);
+  const description = readDescription(data, context, problems);
+  const license = readOptionalString(data, "license", problems);
+  const compatibility = readOptionalString(data, "compatibility", problems);
+  if (compatibility !== undefined) {
+    const length = codePointLength(compatibility);
+    if (length < 1 || length > MAX_COMPATIBILITY_LENGTH) {
+      problems.add(
+        "invalid_field",
+        `compatibility must be 1 to ${MAX_COMPATIBILITY_LENGTH} characters (has ${length})`,
+        "compatibility",
+      );
+    }
+  }
+  const metadata = readMetadata(data, problems);
+  const allowedTools = readAllowedTools(data, problems);
+  for (const key of Object.keys(data)) {
+    if (!SPEC_FIELDS.includes(key)) {
+      problems.warn(
+        "unknown_field",
+        `front matter key "${key}" is not part of the Agent Skills specification`,
+        key,
+      );
+    }
+  }
+  if (name === undefined || description === undefined || problems.hasLoadErrors()) {
+    return { fields: undefined, diagnostics: problems.list };
+  }
+  const fields: SkillFields = {
+    name,
+    description,
+    metadata,
+    allowedTools,
+    ...(license !== undefined ? { license } : {}),
+    ...(compatibility !== undefined ? { compatibility } : {}),
+  };
+  return { fields, diagnostics: problems.list };
+}
+
+function readName(
+  data: Record<string, unknown>,
+  context: { folderName: string; mode: ValidationMode; hasFrontMatter: boolean },
+  problems: Findings,
+): string | undefined {
+  const raw = data.name;
+  if (raw === undefined || raw === null || raw === "") {
+    if (!context.hasFrontMatter || context.mode === "lenient") {
+      if (context.hasFrontMatter)
+        problems.warn("missing_name", "front matter has no name; the folder name is used", "name");
+      return context.folderName;
+    }
+    problems.fail("missing_name", "front matter has no name", "name");
+    return undefined;
+  }
+  if (typeof raw !== "string") {
+    problems.fail("invalid_name", `name must be text, not ${describeType(raw)}`, "name");
+    return undefined;
+  }
+  if (!PRINTABLE_ASCII_NAME.test(raw)) {
+    // Non-ASCII and control characters allow lookalike names that impersonate another skill.
+    problems.fail("invalid_name", `name "${escapeForMessage(raw)}" may use only a-z, 0-9 and "-"`, "name");
+    return undefined;
+  }
+  if (codePointLength(raw) > MAX_NAME_LENGTH) {
+    problems.add(
+      "name_too_long",
+      `name is ${raw.length} characters; the limit is ${MAX_NAME_LENGTH}`,
+      "name",
+    );
+  }
+  if (!NAME_PATTERN.test(raw)) {
+    problems.add(
+      "invalid_name",
+      `name "${raw}" may use only lower-case a-z, 0-9 and single hyphens, not at the start or end`,
+      "name",
+    );
+  }
+  if (raw !== context.folderName) {
+    problems.add("name_mismatch", `name "${raw}" does not match its folder "${context.folderName}"`, "name");
+  }
+  return raw;
+}
+
+function readDescription(
+  data: Record<string, unknown>,
+  context: { hasFrontMatter: boolean; body: string },
+  problems: Findings,
+): string | undefined {
+  let raw = data.description;
+  if (!context.hasFrontMatter) raw = firstParagraph(context.body);
+  if (raw === undefined || raw === null || (typeof raw === "string" && raw.trim() === "")) {
+    problems.fail("missing_description", "the skill has no description", "description");
+    return undefined;
+  }
+  if (typeof raw !== "string") {
+    problems.fail("invalid_field", `description must be text, not ${describeType(raw)}`, "description");
+    return undefined;
+  }
+  const length = codePointLength(raw);
+  if (length > MAX_DESCRIPTION_LENGTH) {
+    problems.add(
+      "description_too_long",
+      `description is ${length} characters; the limit is ${MAX_DESCRIPTION_LENGTH}`,
+      "description",
+    );
+  }
+  return raw;
+}
+
+function readOptionalString(
+  data: Record<string, unknown>,
+  key: string,
+  problems: Findings,
+): string | undefined {
+  const raw = data[key];
+  if (raw === undefined || raw === null) return undefined;
+  if (typeof raw === "string") return raw;
+  problems.add("invalid_field", `${key} must be text, not ${describeType(raw)}`, key);
+  return undefined;
+}
+
+function readMetadata(data: Record<string, unknown>, problems: Findings): Record<string, unknown> {
+  const raw = data.metadata;
+  if (raw === undefined || raw === null) return {};
+  if (!isPlainObject(raw)) {
+    problems.add("invalid_metadata", `metadata must be a mapping, not ${describeType(raw)}`, "metadata");
+    return {};
+  }
+  for (const [key, value] of Object.entries(raw)) {
+    // parameters_schema may be a YAML mapping (a skillgate extension); everything else is text.
+    if (typeof value !== "string" && key !== "parameters_schema" && key !== "skillgate.allowed-domains") {
+      problems.add(
+        "invalid_metadata",
+        `metadata.${key} must be text, not ${describeType(value)}`,
+        `metadata.${key}`,
+      );
+    }
+  }
+  return raw;
+}
+
+function readAllowedTools(data: Record<string, unknown>, problems: Findings): string[] {
+  const raw = data["allowed-tools"];
+  if (raw === undefined || raw === null) return [];
+  if (typeof raw === "string") return raw.split(/\s+/).filter((tool) => tool.length > 0);
+  if (Array.isArray(raw) && raw.every((tool) => typeof tool === "string")) {
+    return raw.map((tool) => tool.trim()).filter((tool) => tool.length > 0);
+  }
+  problems.add(
+    "invalid_allowed_tools",
+    "allowed-tools must be space-separated text or a list of text",
+    "allowed-tools",
+  );
+  return [];
+}
+
+/** The first paragraph of a body on one line: the description of a SKILL.md without front matter. */
+export function firstParagraph(body: string): string {
+  const paragraph = body.trim().split(/\n\s*\n/)[0] ?? "";
+  return paragraph.replace(/\s+/g, " ").trim();
+}
+
+function describeType(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "object") return "a mapping";
+  return `a ${typeof value}`;
+}
+
+function escapeForMessage(text: string): string {
+  return JSON.stringify(text).slice(1, -1);
+}
+
+/**
+ * Collects diagnostics with the mode applied: `add` is a warning when lenient and an
+ * error when strict; `fail` is always an error that stops loading; `warn` is a warning
+ * when lenient.
+ */
+class Findings {
+  readonly list: Diagnostic[] = [];
+  private loadErrors = 0;
+  constructor(
+    private readonly mode: ValidationMode,
+    private readonly path: string | undefined,
+  ) {}
+
+  add(code: Diagnostic["code"], message: string, field: string): void {
+    this.list.push(
+      diagnostic(code, this.mode === "strict" ? "error" : "warning", message, { path: this.path, field }),
+    );
+  }
+
+  warn(code: Diagnostic["code"], message: string, field: string): void {
+    this.add(code, message, field);
+  }
+
+  fail(code: Diagnostic["code"], message: string, field: string): void {
+    this.loadErrors += 1;
+    this.list.push(diagnostic(code, "error", message, { path: this.path, field }));
+  }
+
+  hasLoadErrors(): boolean {
+    return this.loadErrors > 0;
+  }
+}

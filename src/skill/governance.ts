@@ -1,0 +1,158 @@
+import { domainToASCII } from "node:url";
+import { type Diagnostic, diagnostic } from "../core/diagnostics.js";
+import { MAX_ALLOWED_DOMAINS } from "../core/limits.js";
+import type { ValidationMode } from "./fields.js";
+import { type ParametersSchema, readParametersSchema } from "./parameters-schema.js";
+
+/** Where a skill's scripts run. `sandbox` is the default: nothing runs unconfined unless trusted. */
+export type ExecutionMode = "local" | "sandbox" | "node" | "queue";
+/** How risky a script call is; it picks the policy rule that applies. */
+export type Tier = "read" | "change" | "destructive";
+/** Network for a queued script's container. */
+export type NetworkMode = "none" | "bridge";
+
+/** The values every governance key may take, for messages, docs and the CLI. */
+export const EXECUTION_MODES: readonly ExecutionMode[] = ["local", "sandbox", "node", "queue"];
+/** See {@link Tier}. */
+export const TIERS: readonly Tier[] = ["read", "change", "destructive"];
+/** See {@link NetworkMode}. */
+export const NETWORK_MODES: readonly NetworkMode[] = ["none", "bridge"];
+
+/** The metadata keys skillgate reads. */
+export const GOVERNANCE_KEYS = {
+  execution: "skillgate.execution",
+  tier: "skillgate.tier",
+  allowedDomains: "skillgate.allowed-domains",
+  network: "skillgate.network",
+  parametersSchema: "parameters_schema",
+} as const;
+
+/** A skill's governance: how its scripts run and how calls to them are judged. */
+export interface Governance {
+  readonly execution: ExecutionMode;
+  readonly tier: Tier;
+  /** Lower-case ASCII host names (IDNA applied), optionally with `:port`. */
+  readonly allowedDomains: readonly string[];
+  readonly network: NetworkMode;
+  readonly parametersSchema: ParametersSchema;
+}
+
+/** Governance with every default, for skills that declare nothing. */
+export const DEFAULT_GOVERNANCE: Governance = {
+  execution: "sandbox",
+  tier: "change",
+  allowedDomains: [],
+  network: "none",
+  parametersSchema: { kind: "none" },
+};
+
+/**
+ * Reads governance from `metadata`. An invalid value is a skill problem
+ * (`invalid_governance`, `invalid_parameters_schema`) and the key keeps its default, so
+ * the caller can decide whether the skill may still be offered.
+ */
+export function readGovernance(
+  metadata: Readonly<Record<string, unknown>>,
+  context: { path?: string; mode: ValidationMode },
+): { governance: Governance; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = [];
+  const report = (code: "invalid_governance" | "invalid_parameters_schema", message: string, field: string) =>
+    diagnostics.push(diagnostic(code, "error", message, { path: context.path, field: `metadata.${field}` }));
+
+  const execution = readChoice(
+    metadata,
+    GOVERNANCE_KEYS.execution,
+    EXECUTION_MODES,
+    DEFAULT_GOVERNANCE.execution,
+    report,
+  );
+  const tier = readChoice(metadata, GOVERNANCE_KEYS.tier, TIERS, DEFAULT_GOVERNANCE.tier, report);
+  const network = readChoice(
+    metadata,
+    GOVERNANCE_KEYS.network,
+    NETWORK_MODES,
+    DEFAULT_GOVERNANCE.network,
+    report,
+  );
+  const allowedDomains = readDomains(metadata[GOVERNANCE_KEYS.allowedDomains], report);
+  const schema = readParametersSchema(metadata[GOVERNANCE_KEYS.parametersSchema]);
+  if (schema.problem !== undefined)
+    report("invalid_parameters_schema", schema.problem, GOVERNANCE_KEYS.parametersSchema);
+  return {
+    governance: { execution, tier, network, allowedDomains, parametersSchema: schema.schema },
+    diagnostics,
+  };
+}
+
+function readChoice<Choice extends string>(
+  metadata: Readonly<Record<string, unknown>>,
+  key: string,
+  choices: readonly Choice[],
+  fallback: Choice,
+  report: (code: "invalid_governance", message: string, field: string) => void,
+): Choice {
+  const raw = metadata[key];
+  if (raw === undefined) return fallback;
+  if (typeof raw === "string" && (choices as readonly string[]).includes(raw)) return raw as Choice;
+  report(
+    "invalid_governance",
+    `${key} must be one of ${choices.join(", ")} (got ${JSON.stringify(raw)})`,
+    key,
+  );
+  return fallback;
+}
+
+function readDomains(
+  raw: unknown,
+  report: (code: "invalid_governance", message: string, field: string) => void,
+): string[] {
+  if (raw === undefined || raw === null) return [];
+  const key = GOVERNANCE_KEYS.allowedDomains;
+  let entries: unknown[];
+  if (typeof raw === "string") entries = raw.split(/[\s,]+/).filter((entry) => entry.length > 0);
+  else if (Array.isArray(raw)) entries = raw;
+  else {
+    report("invalid_governance", `${key} must be a list of host names`, key);
+    return [];
+  }
+  if (entries.length > MAX_ALLOWED_DOMAINS) {
+    report(
+      "invalid_governance",
+      `${key} lists ${entries.length} hosts; the limit is ${MAX_ALLOWED_DOMAINS}`,
+      key,
+    );
+    return [];
+  }
+  const hosts: string[] = [];
+  for (const entry of entries) {
+    const host = typeof entry === "string" ? canonicalHost(entry) : undefined;
+    if (host === undefined) {
+      report("invalid_governance", `${key} has an invalid host ${JSON.stringify(entry)}`, key);
+      return [];
+    }
+    if (!hosts.includes(host)) hosts.push(host);
+  }
+  return hosts;
+}
+
+const HOST_LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+
+/**
+ * The canonical form of a host (`host` or `host:port`): lower case, IDNA to ASCII, no
+ * trailing dot; `undefined` for anything with userinfo, a path, control characters,
+ * wildcards or an IP literal (allow-lists name hosts, not addresses).
+ */
+export function canonicalHost(entry: string): string | undefined {
+  if (/[\u0000-\u0020\u007f/@\\?#*]/.test(entry)) return undefined;
+  const match = /^([^:]+)(?::(\d{1,5}))?$/.exec(entry);
+  if (!match) return undefined;
+  const port = match[2];
+  if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) return undefined;
+  const ascii = domainToASCII((match[1] as string).replace(/\.$/, ""));
+  if (ascii === "" || ascii.length > 253) return undefined;
+  const labels = ascii.split(".");
+  if (labels.length < 2 || !labels.every((label) => HOST_LABEL.test(label))) return undefined;
+  if (labels.every((label) => /^\d+$/.test(label)) || /^\d+$/.test(labels[labels.length - 1] as string))
+    return undefined;
+  return port === undefined ? ascii : `${ascii}:${Number(port)}`;
+}

@@ -1,0 +1,99 @@
+import { basename, join } from "node:path";
+import { type Diagnostic, type DiagnosticCode, diagnostic } from "../core/diagnostics.js";
+import { SkillgateError } from "../core/errors.js";
+import { readSkillFields, type ValidationMode } from "./fields.js";
+import { parseFrontMatterYaml, splitFrontMatter } from "./front-matter.js";
+import { readGovernance } from "./governance.js";
+import { readSkillFileText, SKILL_FILE } from "./read-skill-file.js";
+import { Skill } from "./skill.js";
+
+/** How to load a skill folder. */
+export interface LoadSkillOptions {
+  /** The source name the skill is recorded under. */
+  readonly source: string;
+  /** `lenient` (default) loads what clients load; `strict` reports every finding as an error. */
+  readonly mode?: ValidationMode;
+}
+
+/** A skill folder's outcome: the skill when it can be offered at all, and every problem found. */
+export interface LoadedSkill {
+  readonly skill: Skill | undefined;
+  readonly diagnostics: Diagnostic[];
+  /** True when the skill loaded but a governance key is invalid: it may be shown, not offered. */
+  readonly governanceInvalid: boolean;
+}
+
+/** Loads the skill in `directory` from its SKILL.md. Never throws for content problems. */
+export function loadSkillFolder(directory: string, options: LoadSkillOptions): LoadedSkill {
+  const path = join(directory, SKILL_FILE);
+  const read = readSkillFileText(path);
+  if (!read.ok) return { skill: undefined, diagnostics: [read.diagnostic], governanceInvalid: false };
+  return loadSkillText(read.text, directory, options);
+}
+
+/** Loads a skill from SKILL.md text that was already read from `directory`. */
+export function loadSkillText(text: string, directory: string, options: LoadSkillOptions): LoadedSkill {
+  const mode = options.mode ?? "lenient";
+  const path = join(directory, SKILL_FILE);
+  const split = splitFrontMatter(text);
+  const diagnostics: Diagnostic[] = [];
+  if (split.unterminated) {
+    diagnostics.push(
+      diagnostic(
+        "unterminated_front_matter",
+        "error",
+        "front matter starts with --- but has no closing --- line",
+        {
+          path,
+          hint: "add a line holding only --- after the front matter",
+        },
+      ),
+    );
+    return { skill: undefined, diagnostics, governanceInvalid: false };
+  }
+  let data: Record<string, unknown> = {};
+  if (split.yaml !== undefined) {
+    const parsed = parseFrontMatterYaml(split.yaml, path);
+    diagnostics.push(...parsed.diagnostics);
+    if (parsed.data === undefined) return { skill: undefined, diagnostics, governanceInvalid: false };
+    data = parsed.data;
+  }
+  const folderName = basename(directory);
+  const fieldsResult = readSkillFields(data, {
+    folderName,
+    path,
+    mode,
+    hasFrontMatter: split.yaml !== undefined,
+    body: split.body,
+  });
+  diagnostics.push(...fieldsResult.diagnostics);
+  const fields = fieldsResult.fields;
+  if (fields === undefined) return { skill: undefined, diagnostics, governanceInvalid: false };
+  const governanceResult = readGovernance(fields.metadata, { path, mode });
+  diagnostics.push(...governanceResult.diagnostics);
+  const skill = new Skill({
+    name: fields.name,
+    source: options.source,
+    description: fields.description,
+    where: path,
+    directory,
+    fields,
+    governance: governanceResult.governance,
+    body: () => readBody(path),
+  });
+  return { skill, diagnostics, governanceInvalid: governanceResult.diagnostics.length > 0 };
+}
+
+/** Reads a SKILL.md again and returns its body; throws {@link SkillUnreadableError} when it can no longer be read. */
+function readBody(path: string): string {
+  const read = readSkillFileText(path);
+  if (!read.ok) throw new SkillUnreadableError(path, read.diagnostic.code, read.diagnostic.message);
+  return splitFrontMatter(read.text).body.replace(/^\n+/, "");
+}
+
+/** A skill's SKILL.md could not be read when its body was asked for. */
+export class SkillUnreadableError extends SkillgateError<{ path: string; reason: DiagnosticCode }> {
+  constructor(path: string, reason: DiagnosticCode, message: string) {
+    super("skill_unreadable", message, { path, reason });
+  }
+}

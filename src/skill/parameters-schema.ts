@@ -1,0 +1,120 @@
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { isPlainObject, type JsonValue, parseJsonSafely, sanitizeJson } from "../core/safe-json.js";
+import type { ExecutionMode } from "./governance.js";
+
+/** A JSON Schema object (2020-12) describing a script's arguments object. */
+export type JsonSchema = { readonly [key: string]: JsonValue };
+
+/**
+ * A skill's declared `parameters_schema`: nothing, one schema for every script, or a map
+ * from script path (`scripts/verify.py`) to its schema.
+ */
+export type ParametersSchema =
+  | { readonly kind: "none" }
+  | { readonly kind: "shared"; readonly schema: JsonSchema }
+  | { readonly kind: "per-script"; readonly schemas: Readonly<Record<string, JsonSchema>> };
+
+let validator: Ajv2020 | undefined;
+
+/** One Ajv instance for meta-validation, made on first use: most skills declare no schema. */
+function schemaValidator(): Ajv2020 {
+  validator ??= new Ajv2020({ strict: false, allErrors: false, validateFormats: false });
+  return validator;
+}
+
+/**
+ * Reads `parameters_schema` as a YAML mapping or JSON text. A bad value yields `problem`
+ * (reported as `invalid_parameters_schema`) and the schema `{ kind: "none" }`.
+ */
+export function readParametersSchema(raw: unknown): { schema: ParametersSchema; problem?: string } {
+  if (raw === undefined || raw === null) return { schema: { kind: "none" } };
+  let value: unknown = raw;
+  if (typeof raw === "string") {
+    try {
+      value = parseJsonSafely(raw);
+    } catch {
+      return invalid("parameters_schema is text but not valid JSON");
+    }
+  }
+  if (!isPlainObject(value)) return invalid("parameters_schema must be a JSON Schema object");
+  const clean = sanitizeJson(value) as JsonSchema;
+  if ("type" in clean) {
+    const problem = checkSchema(clean, "parameters_schema");
+    return problem === undefined ? { schema: { kind: "shared", schema: clean } } : invalid(problem);
+  }
+  const schemas: Record<string, JsonSchema> = {};
+  for (const [script, schema] of Object.entries(clean)) {
+    if (!isSafeScriptPath(script))
+      return invalid(`parameters_schema names "${script}", which is not a path inside the skill`);
+    if (!isPlainObject(schema))
+      return invalid(`parameters_schema for ${script} must be a JSON Schema object`);
+    const problem = checkSchema(schema as JsonSchema, `parameters_schema for ${script}`);
+    if (problem !== undefined) return invalid(problem);
+    schemas[script] = schema as JsonSchema;
+  }
+  if (Object.keys(schemas).length === 0)
+    return invalid('parameters_schema must have "type": "object" or map script paths to schemas');
+  return { schema: { kind: "per-script", schemas } };
+}
+
+function invalid(problem: string): { schema: ParametersSchema; problem: string } {
+  return { schema: { kind: "none" }, problem };
+}
+
+function checkSchema(schema: JsonSchema, label: string): string | undefined {
+  if (schema.type !== "object") return `${label} must have "type": "object"`;
+  const ajv = schemaValidator();
+  if (!ajv.validateSchema(schema)) {
+    return `${label} is not a valid JSON Schema: ${ajv.errorsText(ajv.errors)}`;
+  }
+  return undefined;
+}
+
+function isSafeScriptPath(path: string): boolean {
+  return (
+    path.length > 0 &&
+    !path.startsWith("/") &&
+    !path.includes("\\") &&
+    !path.includes("\0") &&
+    path.split("/").every((part) => part !== "" && part !== "." && part !== "..")
+  );
+}
+
+const NODE_PROPERTY: JsonSchema = { type: "string", description: "The managed server to run on, by name." };
+
+/**
+ * The schema a script's arguments are checked against: the declared one for that script
+ * (or the shared one), else the execution mode's default. A `node` skill always requires
+ * a `node` string; a declared schema gets it added.
+ */
+export function effectiveSchema(
+  declared: ParametersSchema,
+  execution: ExecutionMode,
+  scriptPath: string,
+): JsonSchema {
+  const own =
+    declared.kind === "shared"
+      ? declared.schema
+      : declared.kind === "per-script"
+        ? declared.schemas[scriptPath]
+        : undefined;
+  if (execution === "node") return withRequiredNode(own ?? { type: "object" });
+  if (own !== undefined) return own;
+  if (execution === "sandbox") return { type: "object", properties: { node: NODE_PROPERTY } };
+  return { type: "object" };
+}
+
+function withRequiredNode(schema: JsonSchema): JsonSchema {
+  const properties = isPlainObject(schema.properties) ? schema.properties : {};
+  const required = Array.isArray(schema.required) ? schema.required : [];
+  return {
+    ...schema,
+    properties: { ...properties, node: NODE_PROPERTY },
+    required: required.includes("node") ? required : [...required, "node"],
+  };
+}
+
+/** The compact text form schemas are stored in: JSON without insignificant white space. */
+export function compactSchema(schema: JsonSchema): string {
+  return JSON.stringify(schema);
+}

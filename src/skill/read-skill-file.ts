@@ -1,0 +1,97 @@
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { type Diagnostic, diagnostic } from "../core/diagnostics.js";
+import { MAX_SKILL_FILE_BYTES } from "../core/limits.js";
+
+/** The file that makes a folder a skill. */
+export const SKILL_FILE = "SKILL.md";
+
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+/** A SKILL.md read as text, or the reason it could not be. */
+export type SkillFileText =
+  | { readonly ok: true; readonly text: string }
+  | { readonly ok: false; readonly diagnostic: Diagnostic };
+
+/**
+ * Reads a SKILL.md safely: never through a symlink (`O_NOFOLLOW`), only a regular file,
+ * at most {@link MAX_SKILL_FILE_BYTES}, valid UTF-8 with no NUL byte. Never throws.
+ */
+export function readSkillFileText(path: string): SkillFileText {
+  let descriptor: number;
+  try {
+    descriptor = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    return { ok: false, diagnostic: openProblem(path, error) };
+  }
+  try {
+    const stats = fstatSync(descriptor);
+    if (!stats.isFile()) {
+      return {
+        ok: false,
+        diagnostic: diagnostic("unreadable_file", "error", `${path} is not a regular file`, { path }),
+      };
+    }
+    if (stats.size > MAX_SKILL_FILE_BYTES) {
+      return {
+        ok: false,
+        diagnostic: diagnostic(
+          "file_too_large",
+          "error",
+          `${path} is ${stats.size} bytes; the limit is ${MAX_SKILL_FILE_BYTES}`,
+          {
+            path,
+            hint: "move long material into references/ files that the skill points to",
+          },
+        ),
+      };
+    }
+    const buffer = Buffer.allocUnsafe(stats.size);
+    let filled = 0;
+    while (filled < stats.size) {
+      const count = readSync(descriptor, buffer, filled, stats.size - filled, filled);
+      if (count === 0) break;
+      filled += count;
+    }
+    return decode(buffer.subarray(0, filled), path);
+  } catch (error) {
+    return { ok: false, diagnostic: openProblem(path, error) };
+  } finally {
+    closeSync(descriptor);
+  }
+}
+
+function decode(bytes: Buffer, path: string): SkillFileText {
+  if (bytes.includes(0)) {
+    return {
+      ok: false,
+      diagnostic: diagnostic("binary_content", "error", `${path} holds binary data, not text`, { path }),
+    };
+  }
+  try {
+    return { ok: true, text: decoder.decode(bytes) };
+  } catch {
+    return {
+      ok: false,
+      diagnostic: diagnostic("binary_content", "error", `${path} is not valid UTF-8 text`, { path }),
+    };
+  }
+}
+
+function openProblem(path: string, error: unknown): Diagnostic {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === "ELOOP") {
+    return diagnostic(
+      "symlink_not_allowed",
+      "error",
+      `${path} is a symbolic link; a SKILL.md must be a regular file`,
+      {
+        path,
+        hint: "replace the link with the file itself",
+      },
+    );
+  }
+  if (code === "ENOENT") return diagnostic("missing_skill_file", "error", `${path} does not exist`, { path });
+  return diagnostic("unreadable_file", "error", `${path} cannot be read (${code ?? String(error)})`, {
+    path,
+  });
+}

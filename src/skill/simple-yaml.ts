@@ -1,0 +1,99 @@
+/**
+ * A fast path for the front matter nearly every SKILL.md has: `key: value` lines and one
+ * level of nested mapping (`metadata:`). It accepts only a subset of YAML whose meaning
+ * it is certain of and returns `undefined` for anything else, which then goes through the
+ * full `yaml` parser. It must give exactly what `yaml` (core schema) gives for every
+ * input it accepts; a property test and every fixture hold it to that.
+ */
+
+const KEY = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
+// Keys the core schema would read as null or booleans, or that could pollute prototypes.
+const NON_STRING_KEYS = new Set(["null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE"]);
+const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
+// A plain scalar must not start with an indicator, a digit or a sign (numbers), or a dot (.inf/.nan).
+const PLAIN_FIRST = /^[^-?:,[\]{}#&*!|>'"%@`0-9+.~\s]/;
+const NON_STRING_VALUES = NON_STRING_KEYS;
+// Control characters, line and paragraph separators and a BOM change YAML's reading or are refused by it.
+const UNSAFE_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]/;
+
+/** Parses the simple subset, or returns `undefined` when the text needs the full parser. */
+export function parseSimpleFrontMatter(yaml: string): Record<string, unknown> | undefined {
+  const result: Record<string, unknown> = {};
+  const lines = yaml.split("\n");
+  let index = 0;
+  while (index < lines.length) {
+    const line = lines[index] as string;
+    index += 1;
+    if (line === "") continue;
+    const entry = splitEntry(line);
+    if (entry === undefined || Object.hasOwn(result, entry.key)) return undefined;
+    if (entry.rest !== "") {
+      const value = readScalar(entry.rest);
+      if (value === undefined) return undefined;
+      result[entry.key] = value;
+      continue;
+    }
+    const nested = readNestedMapping(lines, index);
+    if (nested === undefined) return undefined;
+    result[entry.key] = nested.mapping;
+    index = nested.next;
+  }
+  return result;
+}
+
+function readNestedMapping(
+  lines: readonly string[],
+  start: number,
+): { mapping: Record<string, string>; next: number } | undefined {
+  const first = lines[start];
+  if (first === undefined) return undefined;
+  const indent = (/^ */.exec(first)?.[0] ?? "").length;
+  if (indent === 0) return undefined;
+  const prefix = " ".repeat(indent);
+  const mapping: Record<string, string> = {};
+  let index = start;
+  while (index < lines.length) {
+    const line = lines[index] as string;
+    if (line === "") break;
+    if (!line.startsWith(prefix)) break;
+    const entry = splitEntry(line.slice(indent));
+    if (entry === undefined || entry.rest === "" || Object.hasOwn(mapping, entry.key)) return undefined;
+    const value = readScalar(entry.rest);
+    if (value === undefined) return undefined;
+    mapping[entry.key] = value;
+    index += 1;
+  }
+  // A blank line inside the block, or a line indented differently, needs the full parser.
+  const following = lines[index];
+  if (following !== undefined && following !== "" && following.startsWith(" ")) return undefined;
+  return { mapping, next: index };
+}
+
+function splitEntry(line: string): { key: string; rest: string } | undefined {
+  const colon = line.indexOf(":");
+  if (colon <= 0) return undefined;
+  const key = line.slice(0, colon);
+  if (!KEY.test(key) || NON_STRING_KEYS.has(key) || FORBIDDEN_KEYS.has(key)) return undefined;
+  const after = line.slice(colon + 1);
+  if (after === "") return { key, rest: "" };
+  if (after[0] !== " ") return undefined;
+  // Only spaces are trimmed: YAML keeps other white space (a no-break space) as content.
+  const rest = after.replace(/^ +| +$/g, "");
+  if (rest === "") return undefined;
+  return { key, rest };
+}
+
+function readScalar(text: string): string | undefined {
+  if (UNSAFE_CHARACTERS.test(text)) return undefined;
+  const quote = text[0];
+  if (quote === '"' || quote === "'") {
+    if (text.length < 2 || text[text.length - 1] !== quote) return undefined;
+    const inner = text.slice(1, -1);
+    if (inner.includes(quote) || (quote === '"' && inner.includes("\\"))) return undefined;
+    // Leading or trailing spaces inside quotes are kept by YAML; we keep them too.
+    return inner;
+  }
+  if (!PLAIN_FIRST.test(text) || NON_STRING_VALUES.has(text)) return undefined;
+  if (text.includes(": ") || text.includes(" #") || text.endsWith(":")) return undefined;
+  return text;
+}
