@@ -143,6 +143,7 @@ const HOST_LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
  * wildcards or an IP literal (allow-lists name hosts, not addresses).
  */
 export function canonicalHost(entry: string): string | undefined {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters in a host name are refused.
   if (/[\u0000-\u0020\u007f/@\\?#*]/.test(entry)) return undefined;
   const match = /^([^:]+)(?::(\d{1,5}))?$/.exec(entry);
   if (!match) return undefined;

@@ -14,6 +14,7 @@ const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 const PLAIN_FIRST = /^[^-?:,[\]{}#&*!|>'"%@`0-9+.~\s]/;
 const NON_STRING_VALUES = NON_STRING_KEYS;
 // Control characters, line and paragraph separators and a BOM change YAML's reading or are refused by it.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
 const UNSAFE_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]/;
 
 /** Parses the simple subset, or returns `undefined` when the text needs the full parser. */
