@@ -10,6 +10,19 @@ export function codePointLength(text: string): number {
   return count;
 }
 
+/**
+ * The first `end` UTF-16 units of `text`, one fewer when the cut would fall between the
+ * two halves of a surrogate pair: a clipped text never ends in half an emoji, which
+ * would not survive encoding as UTF-8.
+ */
+export function sliceAtCodePoint(text: string, end: number): string {
+  if (end <= 0) return "";
+  if (end >= text.length) return text;
+  const last = text.charCodeAt(end - 1);
+  const cutsPair = last >= 0xd800 && last <= 0xdbff;
+  return text.slice(0, cutsPair ? end - 1 : end);
+}
+
 /** Collapses every run of whitespace into one space and trims. */
 export function collapseWhitespace(text: string): string {
   return text.replace(/\s+/g, " ").trim();
@@ -23,8 +36,8 @@ export function collapseWhitespace(text: string): string {
 export function clipAtWord(text: string, max: number): string {
   if (text.length <= max) return text;
   if (max <= 1) return "…".slice(0, max);
-  let head = text.slice(0, max - 1);
-  const next = text.charAt(max - 1);
+  let head = sliceAtCodePoint(text, max - 1);
+  const next = text.charAt(head.length);
   if (next !== "" && !/\s/.test(next)) {
     const space = head.lastIndexOf(" ");
     if (space >= (max - 1) / 2) head = head.slice(0, space);

@@ -1,5 +1,6 @@
 import { describeError } from "../core/errors.js";
 import { MAX_SKILL_CHARS } from "../core/limits.js";
+import { sliceAtCodePoint } from "../core/text.js";
 import { describe } from "./describe.js";
 import type { SkillFields } from "./fields.js";
 import { DEFAULT_GOVERNANCE, type Governance } from "./governance.js";
@@ -58,7 +59,8 @@ export class Skill {
     if (!read.ok) return `could not read skill ${this.name}: ${read.message}`;
     const body = read.body;
     if (body.length <= MAX_SKILL_CHARS) return body;
-    return `${body.slice(0, MAX_SKILL_CHARS)}\n…[${body.length - MAX_SKILL_CHARS} more chars]`;
+    const kept = sliceAtCodePoint(body, MAX_SKILL_CHARS);
+    return `${kept}\n…[${body.length - kept.length} more chars]`;
   }
 
   /** The plain data of a skill, for JSON output. */
