@@ -18,7 +18,28 @@ export type ErrorCode =
   | "skill_changed"
   | "skill_invalid"
   | "skill_unreadable"
-  | "io_error";
+  | "io_error"
+  // Skill import (zip and GitHub), see docs/import.md.
+  | "zip_too_large"
+  | "invalid_zip"
+  | "symlink_not_allowed"
+  | "unsupported_entry"
+  | "encrypted_entry"
+  | "duplicate_entry"
+  | "too_many_files"
+  | "skill_too_large"
+  | "zip_bomb"
+  | "missing_skill_file"
+  | "not_a_folder"
+  | "invalid_github_url"
+  | "github_not_found"
+  | "github_forbidden"
+  | "github_rate_limited"
+  | "github_timeout"
+  | "github_error"
+  | "github_bad_response"
+  | "github_response_too_large"
+  | "github_truncated";
 
 /** The base of every error skillgate throws on purpose. */
 export class SkillgateError<Data extends object = Record<string, unknown>> extends Error {
