@@ -9,8 +9,21 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
 
 /** A SKILL.md read as text, or the reason it could not be. */
 export type SkillFileText =
-  | { readonly ok: true; readonly text: string }
+  | { readonly ok: true; readonly text: string; readonly signature: string }
   | { readonly ok: false; readonly diagnostic: Diagnostic };
+
+/**
+ * A file's identity and version for caches: inode, size, modification and change times.
+ * Any write (in place or by rename) changes it.
+ */
+export function fileSignature(stats: {
+  ino: number;
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+}): string {
+  return `${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
+}
 
 /**
  * Reads a SKILL.md safely: never through a symlink (`O_NOFOLLOW`), only a regular file,
@@ -52,7 +65,8 @@ export function readSkillFileText(path: string): SkillFileText {
       if (count === 0) break;
       filled += count;
     }
-    return decode(buffer.subarray(0, filled), path);
+    const decoded = decode(buffer.subarray(0, filled), path);
+    return decoded.ok ? { ok: true, text: decoded.text, signature: fileSignature(stats) } : decoded;
   } catch (error) {
     return { ok: false, diagnostic: openProblem(path, error) };
   } finally {
@@ -60,7 +74,10 @@ export function readSkillFileText(path: string): SkillFileText {
   }
 }
 
-function decode(bytes: Buffer, path: string): SkillFileText {
+function decode(
+  bytes: Buffer,
+  path: string,
+): { ok: true; text: string } | { ok: false; diagnostic: Diagnostic } {
   if (bytes.includes(0)) {
     return {
       ok: false,

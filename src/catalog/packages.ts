@@ -1,0 +1,174 @@
+import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { type Diagnostic, diagnostic } from "../core/diagnostics.js";
+import { isPlainObject, parseJsonSafely } from "../core/safe-json.js";
+import type { SkillFolderSource } from "./sources.js";
+import { isInside } from "./walk.js";
+
+/**
+ * npm packages that publish skills: a `skills` field in `package.json` naming one folder
+ * or a list of folders, relative to the package, each either a skill or a folder of
+ * skills. They are found in the `node_modules` of each project root (top level and
+ * `@scope/` folders), and by name for packages listed explicitly (the equivalent of
+ * extra modules that are skills but are not installed as a project dependency).
+ */
+export interface PackageSkillsResult {
+  readonly sources: SkillFolderSource[];
+  readonly diagnostics: Diagnostic[];
+}
+
+const listingCache = new Map<string, { mtimeMs: number; packages: string[] }>();
+
+/** Finds the skill folders published by packages under `roots` and by the named packages. */
+export function packageSkillSources(
+  roots: readonly string[],
+  packageNames: readonly string[],
+  searchFrom: readonly string[],
+): PackageSkillsResult {
+  const sources: SkillFolderSource[] = [];
+  const diagnostics: Diagnostic[] = [];
+  const seen = new Set<string>();
+  const add = (packageFolder: string): void => {
+    let real: string;
+    try {
+      real = realpathSync(packageFolder);
+    } catch {
+      return;
+    }
+    if (seen.has(real)) return;
+    seen.add(real);
+    const result = readPackageSkills(real);
+    sources.push(...result.sources);
+    diagnostics.push(...result.diagnostics);
+  };
+  for (const root of roots) {
+    for (const folder of listInstalledPackages(join(resolve(root), "node_modules"))) add(folder);
+  }
+  for (const name of packageNames) {
+    const folder = findPackage(name, [...roots, ...searchFrom]);
+    if (folder === undefined) {
+      diagnostics.push(
+        diagnostic(
+          "not_found",
+          "warning",
+          `package ${name} is listed in skills.packages but is not installed`,
+          {
+            hint: `npm install ${name}`,
+          },
+        ),
+      );
+      continue;
+    }
+    add(folder);
+  }
+  return { sources, diagnostics };
+}
+
+/** The package folders directly inside a `node_modules` folder, cached while the folder is unchanged. */
+function listInstalledPackages(nodeModules: string): string[] {
+  let mtimeMs: number;
+  try {
+    mtimeMs = statSync(nodeModules).mtimeMs;
+  } catch {
+    return [];
+  }
+  const cached = listingCache.get(nodeModules);
+  if (cached !== undefined && cached.mtimeMs === mtimeMs) return cached.packages;
+  const packages: string[] = [];
+  for (const entry of safeList(nodeModules)) {
+    if (entry.startsWith(".")) continue;
+    if (entry.startsWith("@")) {
+      for (const inner of safeList(join(nodeModules, entry))) packages.push(join(nodeModules, entry, inner));
+    } else {
+      packages.push(join(nodeModules, entry));
+    }
+  }
+  listingCache.set(nodeModules, { mtimeMs, packages });
+  return packages;
+}
+
+function safeList(folder: string): string[] {
+  try {
+    return readdirSync(folder);
+  } catch {
+    return [];
+  }
+}
+
+function findPackage(name: string, startFolders: readonly string[]): string | undefined {
+  for (const start of startFolders) {
+    let folder = resolve(start);
+    for (;;) {
+      const candidate = join(folder, "node_modules", name);
+      try {
+        if (statSync(join(candidate, "package.json")).isFile()) return candidate;
+      } catch {
+        // not here; look one level up
+      }
+      const parent = dirname(folder);
+      if (parent === folder) break;
+      folder = parent;
+    }
+  }
+  return undefined;
+}
+
+function readPackageSkills(packageFolder: string): PackageSkillsResult {
+  const manifestPath = join(packageFolder, "package.json");
+  let manifest: unknown;
+  try {
+    manifest = parseJsonSafely(readFileSync(manifestPath, "utf8"));
+  } catch {
+    return { sources: [], diagnostics: [] };
+  }
+  if (!isPlainObject(manifest) || manifest.skills === undefined) return { sources: [], diagnostics: [] };
+  const name = typeof manifest.name === "string" ? manifest.name : packageFolder;
+  const declared = typeof manifest.skills === "string" ? [manifest.skills] : manifest.skills;
+  if (!Array.isArray(declared) || !declared.every((entry) => typeof entry === "string")) {
+    return {
+      sources: [],
+      diagnostics: [
+        diagnostic(
+          "invalid_field",
+          "error",
+          `package ${name}: "skills" must be a folder or a list of folders`,
+          { path: manifestPath },
+        ),
+      ],
+    };
+  }
+  const sources: SkillFolderSource[] = [];
+  const diagnostics: Diagnostic[] = [];
+  for (const entry of declared) {
+    const folder = resolve(packageFolder, entry);
+    let real: string | undefined;
+    try {
+      real = realpathSync(folder);
+    } catch {
+      diagnostics.push(
+        diagnostic("not_found", "warning", `package ${name}: skills folder ${entry} does not exist`, {
+          path: folder,
+        }),
+      );
+      continue;
+    }
+    if (!isInside(real, [packageFolder])) {
+      diagnostics.push(
+        diagnostic(
+          "path_not_allowed",
+          "error",
+          `package ${name}: skills folder ${entry} is outside the package`,
+          { path: folder },
+        ),
+      );
+      continue;
+    }
+    sources.push({
+      kind: "package",
+      source: `package:${name}`,
+      folder: real,
+      reason: `published by npm package ${name}`,
+    });
+  }
+  return { sources, diagnostics };
+}

@@ -1,0 +1,144 @@
+import { type Dirent, readdirSync, realpathSync, statSync } from "node:fs";
+import { join, sep } from "node:path";
+import { type Diagnostic, diagnostic } from "../core/diagnostics.js";
+import { MAX_DISCOVERY_DEPTH, MAX_DISCOVERY_FOLDERS, MAX_SKILLS_PER_ROOT } from "../core/limits.js";
+import { SKILL_FILE } from "../skill/read-skill-file.js";
+
+/** Folder names never searched: version control, dependencies, and hidden folders (the store's staging). */
+const SKIPPED = new Set(["node_modules", ".git"]);
+
+/** A folder that holds a SKILL.md, or a symlinked folder that leads outside the allowed roots. */
+export interface SkillCandidate {
+  readonly directory: string;
+  /** The folder is a symlink whose real path leaves every allowed root: not loaded. */
+  readonly escaped?: { readonly realPath: string };
+}
+
+/** The walk's result for one root. */
+export interface WalkResult {
+  readonly exists: boolean;
+  readonly candidates: SkillCandidate[];
+  readonly diagnostics: Diagnostic[];
+}
+
+/** Caps for one walk; defaults from limits.ts. */
+export interface WalkLimits {
+  readonly maxDepth: number;
+  readonly maxFolders: number;
+  readonly maxSkills: number;
+}
+
+/** The documented defaults. */
+export const DEFAULT_WALK_LIMITS: WalkLimits = {
+  maxDepth: MAX_DISCOVERY_DEPTH,
+  maxFolders: MAX_DISCOVERY_FOLDERS,
+  maxSkills: MAX_SKILLS_PER_ROOT,
+};
+
+/**
+ * Tells whether a folder is a skill. Discovery's probe reads (or re-validates from its
+ * cache) the folder's SKILL.md in the same step, so a skill costs one open, not a
+ * listing plus an open. It returns false only when the folder holds no SKILL.md.
+ */
+export type SkillProbe = (directory: string) => boolean;
+
+/**
+ * Finds skill folders below `root`: a folder holding SKILL.md is a skill and is not
+ * searched further; other folders are searched to `maxDepth`. `.git`, `node_modules`
+ * and hidden folders are skipped; entries are visited in name order. A symlinked folder
+ * is followed only when its real path stays inside one of `allowedRoots` (real paths);
+ * otherwise it is returned as an escaped candidate so the caller records
+ * `path_not_allowed`. When `root` itself holds a SKILL.md it is the one skill returned.
+ */
+export function walkSkillsRoot(
+  root: string,
+  allowedRoots: readonly string[],
+  probe: SkillProbe,
+  limits: WalkLimits = DEFAULT_WALK_LIMITS,
+): WalkResult {
+  const diagnostics: Diagnostic[] = [];
+  const candidates: SkillCandidate[] = [];
+  let rootEntries: Dirent[];
+  try {
+    rootEntries = readdirSync(root, { withFileTypes: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return { exists: false, candidates, diagnostics };
+    diagnostics.push(
+      diagnostic("unreadable_file", "error", `cannot read ${root} (${code ?? String(error)})`, {
+        path: root,
+      }),
+    );
+    return { exists: true, candidates, diagnostics };
+  }
+  if (rootEntries.some((entry) => entry.name === SKILL_FILE) && probe(root)) {
+    return { exists: true, candidates: [{ directory: root }], diagnostics };
+  }
+  const state = { folders: 0, stopped: false, visited: new Set<string>() };
+  const stop = (message: string): void => {
+    state.stopped = true;
+    diagnostics.push(
+      diagnostic("limit_exceeded", "error", message, {
+        path: root,
+        hint: "point skillgate at a narrower folder",
+      }),
+    );
+  };
+  const visit = (directory: string, entries: Dirent[], depth: number): void => {
+    entries.sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
+    for (const entry of entries) {
+      if (state.stopped) return;
+      if (entry.name.startsWith(".") || SKIPPED.has(entry.name)) continue;
+      const child = join(directory, entry.name);
+      if (entry.isSymbolicLink()) {
+        const resolved = resolveLink(child);
+        if (resolved === undefined || !resolved.isDirectory) continue;
+        if (!isInside(resolved.realPath, allowedRoots)) {
+          candidates.push({ directory: child, escaped: { realPath: resolved.realPath } });
+          continue;
+        }
+        if (state.visited.has(resolved.realPath)) continue;
+        state.visited.add(resolved.realPath);
+      } else if (!entry.isDirectory()) {
+        continue;
+      }
+      state.folders += 1;
+      if (state.folders > limits.maxFolders) {
+        stop(`more than ${limits.maxFolders} folders below ${root}; the rest were not searched`);
+        return;
+      }
+      if (candidates.length >= limits.maxSkills) {
+        stop(`more than ${limits.maxSkills} skills below ${root}; the rest were not loaded`);
+        return;
+      }
+      if (probe(child)) {
+        candidates.push({ directory: child });
+        continue;
+      }
+      if (depth + 1 >= limits.maxDepth) continue;
+      let childEntries: Dirent[];
+      try {
+        childEntries = readdirSync(child, { withFileTypes: true });
+      } catch {
+        continue;
+      }
+      visit(child, childEntries, depth + 1);
+    }
+  };
+  visit(root, rootEntries, 0);
+  return { exists: true, candidates, diagnostics };
+}
+
+function resolveLink(path: string): { realPath: string; isDirectory: boolean } | undefined {
+  try {
+    const realPath = realpathSync(path);
+    return { realPath, isDirectory: statSync(realPath).isDirectory() };
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when `path` is one of `roots` or below one of them (all real paths). */
+export function isInside(path: string, roots: readonly string[]): boolean {
+  return roots.some((root) => path === root || path.startsWith(root.endsWith(sep) ? root : root + sep));
+}

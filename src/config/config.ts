@@ -1,0 +1,135 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseDocument } from "yaml";
+import { InvalidConfigError } from "../core/errors.js";
+import { DEFAULT_INDEX_BUDGET, MAX_YAML_ALIAS_COUNT } from "../core/limits.js";
+import { isPlainObject } from "../core/safe-json.js";
+
+/** The configuration file's name inside the config folder. */
+export const CONFIG_FILE = "config.yaml";
+
+/** What `<config>/config.yaml` may say about skills. Every field is optional. */
+export interface SkillgateConfig {
+  readonly skills: {
+    /** Names or globs of skills that are never offered (decision `disabled`). */
+    readonly disabled: readonly string[];
+    /** Names or globs of skills shown to people but not offered to models (`display_only`). */
+    readonly hidden: readonly string[];
+    /** Extra user-level skill folders (other agents' folders such as `~/.claude/skills`), after `~/.agents/skills`. */
+    readonly userFolders: readonly string[];
+    /** Extra folders inside each project root (such as `.claude/skills`), after `.agents/skills`. */
+    readonly projectFolders: readonly string[];
+    /** npm packages that publish skills but are not in a project's `node_modules`. */
+    readonly packages: readonly string[];
+  };
+  readonly index: {
+    /** Characters the skill index may take in a system prompt. */
+    readonly budget: number;
+  };
+}
+
+/** The configuration used when there is no file. */
+export const DEFAULT_CONFIG: SkillgateConfig = {
+  skills: { disabled: [], hidden: [], userFolders: [], projectFolders: [], packages: [] },
+  index: { budget: DEFAULT_INDEX_BUDGET },
+};
+
+/**
+ * Reads `<config>/config.yaml`. A missing file gives {@link DEFAULT_CONFIG}; a file that
+ * exists but is malformed throws {@link InvalidConfigError} listing every problem, since
+ * running with a half-read configuration could offer skills the owner disabled.
+ */
+export function loadConfig(configFolder: string): SkillgateConfig {
+  const file = join(configFolder, CONFIG_FILE);
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return DEFAULT_CONFIG;
+    throw new InvalidConfigError(file, [
+      `cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+    ]);
+  }
+  return parseConfig(text, file);
+}
+
+/** Parses configuration text; `file` names it in errors. */
+export function parseConfig(text: string, file: string): SkillgateConfig {
+  const document = parseDocument(text, { schema: "core", uniqueKeys: true });
+  if (document.errors.length > 0) {
+    throw new InvalidConfigError(
+      file,
+      document.errors.map((error) => error.message.split("\n")[0] ?? error.message),
+    );
+  }
+  let value: unknown;
+  try {
+    value = document.toJS({ maxAliasCount: MAX_YAML_ALIAS_COUNT });
+  } catch (error) {
+    throw new InvalidConfigError(file, [String(error)]);
+  }
+  if (value === null || value === undefined) return DEFAULT_CONFIG;
+  if (!isPlainObject(value)) throw new InvalidConfigError(file, ["the file must be a mapping"]);
+  const problems: string[] = [];
+  const skills = section(value, "skills", problems);
+  const index = section(value, "index", problems);
+  for (const key of Object.keys(value)) {
+    if (key !== "skills" && key !== "index") problems.push(`unknown key "${key}"`);
+  }
+  const config: SkillgateConfig = {
+    skills: {
+      disabled: stringList(skills, "disabled", "skills", problems),
+      hidden: stringList(skills, "hidden", "skills", problems),
+      userFolders: stringList(skills, "user_folders", "skills", problems),
+      projectFolders: stringList(skills, "project_folders", "skills", problems),
+      packages: stringList(skills, "packages", "skills", problems),
+    },
+    index: { budget: positiveInteger(index, "budget", "index", DEFAULT_INDEX_BUDGET, problems) },
+  };
+  for (const key of Object.keys(skills)) {
+    if (!["disabled", "hidden", "user_folders", "project_folders", "packages"].includes(key)) {
+      problems.push(`unknown key "skills.${key}"`);
+    }
+  }
+  for (const key of Object.keys(index)) {
+    if (key !== "budget") problems.push(`unknown key "index.${key}"`);
+  }
+  if (problems.length > 0) throw new InvalidConfigError(file, problems);
+  return config;
+}
+
+function section(value: Record<string, unknown>, key: string, problems: string[]): Record<string, unknown> {
+  const inner = value[key];
+  if (inner === undefined || inner === null) return {};
+  if (isPlainObject(inner)) return inner;
+  problems.push(`"${key}" must be a mapping`);
+  return {};
+}
+
+function stringList(
+  value: Record<string, unknown>,
+  key: string,
+  parent: string,
+  problems: string[],
+): string[] {
+  const inner = value[key];
+  if (inner === undefined || inner === null) return [];
+  if (Array.isArray(inner) && inner.every((item) => typeof item === "string" && item.length > 0))
+    return inner;
+  problems.push(`"${parent}.${key}" must be a list of text`);
+  return [];
+}
+
+function positiveInteger(
+  value: Record<string, unknown>,
+  key: string,
+  parent: string,
+  fallback: number,
+  problems: string[],
+): number {
+  const inner = value[key];
+  if (inner === undefined || inner === null) return fallback;
+  if (typeof inner === "number" && Number.isInteger(inner) && inner > 0) return inner;
+  problems.push(`"${parent}.${key}" must be a whole number above 0`);
+  return fallback;
+}
