@@ -17,6 +17,12 @@ export const MAX_DESCRIPTION_LENGTH = 1024;
 export const MAX_COMPATIBILITY_LENGTH = 500;
 /** Hosts a skill may list in `skillgate.allowed-domains`. */
 export const MAX_ALLOWED_DOMAINS = 50;
+/**
+ * Deepest nesting of objects and arrays in a declared `parameters_schema`. Real argument
+ * schemas nest a few levels; far deeper ones only serve to exhaust the stack of a schema
+ * compiler later.
+ */
+export const MAX_SCHEMA_DEPTH = 64;
 /** Characters of a skill body sent to a model before it is clipped. */
 export const MAX_SKILL_CHARS = 20_000;
 /** Default length of a one-line description made from a body. */

@@ -38,7 +38,7 @@ export interface FieldsResult {
 }
 
 const NAME_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
-const PRINTABLE_ASCII_NAME = /^[\x21-\x7e]+$/;
+const LOADABLE_NAME = /^[A-Za-z0-9_.-]+$/;
 
 /**
  * Reads and checks the specification's fields. `folderName` is the skill's folder, which
@@ -98,7 +98,8 @@ function readName(
     if (!context.hasFrontMatter || context.mode === "lenient") {
       if (context.hasFrontMatter)
         problems.warn("missing_name", "front matter has no name; the folder name is used", "name");
-      return context.folderName;
+      // A folder name is held to the same rules: it becomes the skill's name everywhere.
+      return checkName(context.folderName, problems);
     }
     problems.fail("missing_name", "front matter has no name", "name");
     return undefined;
@@ -107,8 +108,22 @@ function readName(
     problems.fail("invalid_name", `name must be text, not ${describeType(raw)}`, "name");
     return undefined;
   }
-  if (!PRINTABLE_ASCII_NAME.test(raw)) {
-    // Non-ASCII and control characters allow lookalike names that impersonate another skill.
+  const name = checkName(raw, problems);
+  if (name !== undefined && name !== context.folderName) {
+    problems.add("name_mismatch", `name "${name}" does not match its folder "${context.folderName}"`, "name");
+  }
+  return name;
+}
+
+/**
+ * The name rules. Outside ASCII letters, digits, `_`, `.` and `-` a name is refused in
+ * every mode: non-ASCII and invisible characters make lookalikes that impersonate another
+ * skill, and `/`, `\`, `:`, `@` or a name of only dots would let a name act as a path or
+ * split a grant key. Upper case, `_`, `.` and misplaced hyphens are what clients load, so
+ * they are findings (warnings when lenient), as is a name over the length limit.
+ */
+function checkName(raw: string, problems: Findings): string | undefined {
+  if (!LOADABLE_NAME.test(raw) || /^\.+$/.test(raw)) {
     problems.fail("invalid_name", `name "${escapeForMessage(raw)}" may use only a-z, 0-9 and "-"`, "name");
     return undefined;
   }
@@ -125,9 +140,6 @@ function readName(
       `name "${raw}" may use only lower-case a-z, 0-9 and single hyphens, not at the start or end`,
       "name",
     );
-  }
-  if (raw !== context.folderName) {
-    problems.add("name_mismatch", `name "${raw}" does not match its folder "${context.folderName}"`, "name");
   }
   return raw;
 }
@@ -253,4 +265,12 @@ class Findings {
   hasLoadErrors(): boolean {
     return this.loadErrors > 0;
   }
+}
+
+/**
+ * True for a name the Agent Skills specification allows: 1 to {@link MAX_NAME_LENGTH}
+ * characters of lower-case a-z, 0-9 and single hyphens, not at the start or end.
+ */
+export function isValidSkillName(name: string): boolean {
+  return name.length <= MAX_NAME_LENGTH && NAME_PATTERN.test(name);
 }

@@ -104,7 +104,12 @@ export function parseWithYamlLibrary(yaml: string, path?: string): ParsedFrontMa
   if (!isPlainObject(value)) {
     return failed("front_matter_not_mapping", "front matter must be a mapping of keys to values", path);
   }
-  return { data: withoutForbiddenKeys(value), diagnostics: [] };
+  try {
+    return { data: withoutForbiddenKeys(value), diagnostics: [] };
+  } catch (error) {
+    // Recursion over a mapping nested nearly as deep as the stack allows.
+    return failed("invalid_front_matter", `front matter nests too deeply: ${String(error)}`, path);
+  }
 }
 
 function withoutForbiddenKeys(value: Record<string, unknown>): Record<string, unknown> {

@@ -1,5 +1,6 @@
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { isPlainObject, type JsonValue, parseJsonSafely, sanitizeJson } from "../core/safe-json.js";
+import { MAX_SCHEMA_DEPTH } from "../core/limits.js";
+import { isPlainObject, type JsonValue, sanitizeJson } from "../core/safe-json.js";
 import type { ExecutionMode } from "./governance.js";
 
 /** A JSON Schema object (2020-12) describing a script's arguments object. */
@@ -24,19 +25,35 @@ function schemaValidator(): Ajv2020 {
 
 /**
  * Reads `parameters_schema` as a YAML mapping or JSON text. A bad value yields `problem`
- * (reported as `invalid_parameters_schema`) and the schema `{ kind: "none" }`.
+ * (reported as `invalid_parameters_schema`) and the schema `{ kind: "none" }`. Never
+ * throws: the value is user content.
  */
 export function readParametersSchema(raw: unknown): { schema: ParametersSchema; problem?: string } {
   if (raw === undefined || raw === null) return { schema: { kind: "none" } };
+  try {
+    return readDeclared(raw);
+  } catch (error) {
+    return invalid(
+      `parameters_schema cannot be read: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
+
+function readDeclared(raw: unknown): { schema: ParametersSchema; problem?: string } {
   let value: unknown = raw;
   if (typeof raw === "string") {
     try {
-      value = parseJsonSafely(raw);
+      // Plain JSON.parse, not a reviver: V8 parses iteratively, a reviver recurses and a
+      // deeply nested text would overflow the stack. Forbidden keys go in sanitizeJson.
+      value = JSON.parse(raw);
     } catch {
       return invalid("parameters_schema is text but not valid JSON");
     }
   }
   if (!isPlainObject(value)) return invalid("parameters_schema must be a JSON Schema object");
+  if (nestedDeeperThan(value, MAX_SCHEMA_DEPTH)) {
+    return invalid(`parameters_schema nests deeper than ${MAX_SCHEMA_DEPTH} levels`);
+  }
   const clean = sanitizeJson(value) as JsonSchema;
   if ("type" in clean) {
     const problem = checkSchema(clean, "parameters_schema");
@@ -57,15 +74,38 @@ export function readParametersSchema(raw: unknown): { schema: ParametersSchema; 
   return { schema: { kind: "per-script", schemas } };
 }
 
+/** True when objects and arrays in `value` nest deeper than `limit`; iterative, so any depth is safe to ask about. */
+function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const pending: Array<{ value: unknown; depth: number }> = [{ value, depth: 1 }];
+  for (let item = pending.pop(); item !== undefined; item = pending.pop()) {
+    if (typeof item.value !== "object" || item.value === null) continue;
+    if (item.depth > limit) return true;
+    for (const inner of Object.values(item.value)) pending.push({ value: inner, depth: item.depth + 1 });
+  }
+  return false;
+}
+
 function invalid(problem: string): { schema: ParametersSchema; problem: string } {
   return { schema: { kind: "none" }, problem };
 }
 
+/** The only meta-schema a declared schema may name; Ajv would throw on any other. */
+const DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema";
+
 function checkSchema(schema: JsonSchema, label: string): string | undefined {
   if (schema.type !== "object") return `${label} must have "type": "object"`;
+  if (schema.$schema !== undefined && schema.$schema !== DRAFT_2020_12) {
+    return `${label} names $schema ${JSON.stringify(schema.$schema)}; only ${DRAFT_2020_12} is supported`;
+  }
   const ajv = schemaValidator();
-  if (!ajv.validateSchema(schema)) {
-    return `${label} is not a valid JSON Schema: ${ajv.errorsText(ajv.errors)}`;
+  try {
+    if (!ajv.validateSchema(schema)) {
+      return `${label} is not a valid JSON Schema: ${ajv.errorsText(ajv.errors)}`;
+    }
+  } catch (error) {
+    // Ajv throws instead of answering for some inputs (a schema nested past the stack); a
+    // skill's schema is user content, so that is a finding, never an exception.
+    return `${label} cannot be checked as a JSON Schema: ${error instanceof Error ? error.message : String(error)}`;
   }
   return undefined;
 }
