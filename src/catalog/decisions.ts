@@ -1,4 +1,5 @@
 import type { Diagnostic, DiagnosticCode, Severity } from "../core/diagnostics.js";
+import type { Skill } from "../skill/skill.js";
 
 /**
  * Discovery is not authorisation: every skill found gets exactly one decision.
@@ -61,6 +62,8 @@ export interface SkillDecision {
   readonly decision: DecisionKind;
   readonly reasons: readonly DecisionReason[];
   readonly diagnostics: readonly Diagnostic[];
+  /** The loaded skill, for every decision but `rejected`. */
+  readonly skill?: Skill;
 }
 
 /** The reason code a diagnostic stands for in a decision. */

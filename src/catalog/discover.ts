@@ -251,6 +251,7 @@ function decide(
     decision: entry.decision,
     reasons: entry.reasons,
     diagnostics: entry.diagnostics,
+    ...(entry.skill !== undefined && entry.decision !== "rejected" ? { skill: entry.skill } : {}),
   }));
   return { skills, decisions, diagnostics, sources };
 }

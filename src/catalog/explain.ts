@@ -1,0 +1,68 @@
+import { dirname } from "node:path";
+import type { Diagnostic } from "../core/diagnostics.js";
+import { hashSkillFolder } from "../skill/content-hash.js";
+import type { Governance } from "../skill/governance.js";
+import { effectiveSchema, type JsonSchema } from "../skill/parameters-schema.js";
+import { listSkillScripts, type ScriptLanguage } from "../skill/scripts.js";
+import type { SkillDecision } from "./decisions.js";
+import type { DiscoveryResult } from "./discover.js";
+import { findByName } from "./find.js";
+
+/** Everything skillgate knows about one skill, for `skillgate explain`. */
+export interface SkillExplanation {
+  /** The decision that counts: the winner of its name. */
+  readonly decision: SkillDecision;
+  readonly description: string | undefined;
+  /** The content hash and grant prefix, when the folder can be hashed. */
+  readonly hash: string | undefined;
+  readonly governance: Governance | undefined;
+  readonly allowedTools: readonly string[];
+  readonly scripts: ReadonlyArray<{ path: string; language: ScriptLanguage; schema: JsonSchema }>;
+  /** Other decisions for the same name: the skills this one shadows, or the one shadowing it. */
+  readonly related: readonly SkillDecision[];
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/** The outcome of looking a skill up for explanation. */
+export type ExplainResult =
+  | { readonly found: true; readonly explanation: SkillExplanation }
+  | { readonly found: false; readonly candidates: readonly string[] };
+
+/**
+ * Explains the skill named (or uniquely prefixed / contained) by `query` among every
+ * decision discovery made, registered or not.
+ */
+export function explainSkill(result: DiscoveryResult, query: string): ExplainResult {
+  const names = [...new Set(result.decisions.map((decision) => decision.name))].map((name) => ({ name }));
+  const lookup = findByName(names, query);
+  if (lookup.match === undefined) return { found: false, candidates: lookup.candidates };
+  const name = lookup.match.name;
+  const all = result.decisions.filter((decision) => decision.name === name);
+  const decision = all.find((item) => item.decision !== "shadowed") ?? (all[all.length - 1] as SkillDecision);
+  const loaded = decision.skill;
+  const directory = dirname(decision.location);
+  const hashed =
+    decision.decision === "rejected" && decision.reasons.some((reason) => reason.code === "path_not_allowed")
+      ? undefined
+      : hashSkillFolder(directory);
+  const governance = loaded?.governance;
+  const scripts = governance
+    ? listSkillScripts(directory).map((script) => ({
+        ...script,
+        schema: effectiveSchema(governance.parametersSchema, governance.execution, script.path),
+      }))
+    : [];
+  return {
+    found: true,
+    explanation: {
+      decision,
+      description: loaded?.description,
+      hash: hashed?.hash,
+      governance,
+      allowedTools: loaded?.fields?.allowedTools ?? [],
+      scripts,
+      related: all.filter((item) => item !== decision),
+      diagnostics: [...decision.diagnostics, ...(hashed?.diagnostics ?? [])],
+    },
+  };
+}

@@ -1,0 +1,67 @@
+import type { Command } from "commander";
+import { runDoctor } from "../../../catalog/doctor.js";
+import { catalogOptions } from "../context.js";
+import { type CliOutput, paint, printJson } from "../output.js";
+
+/** `skillgate doctor [--json]`: folders, counts, every problem with its fix; exit 1 on problems. */
+export function registerDoctor(program: Command, output: CliOutput): void {
+  program
+    .command("doctor")
+    .description(
+      "check the setup: folders searched, skills per decision, every problem and how to fix it (exit 1 on problems)",
+    )
+    .option("--json", "print JSON")
+    .action((options: { json?: boolean }, command: Command) => {
+      const report = runDoctor(catalogOptions(command));
+      process.exitCode = report.ok ? 0 : 1;
+      if (options.json) {
+        printJson(output, report);
+        return;
+      }
+      const lines: string[] = [];
+      for (const check of report.checks) lines.push(`${mark(output, check.ok)} ${check.detail}`);
+      if (report.configFile)
+        lines.push(`  config file: ${report.configFile}`, `  data folder: ${report.dataFolder}`);
+      lines.push("", paint(output, "bold", "Skill folders (lowest precedence first):"));
+      for (const folder of report.folders) {
+        const state = folder.exists ? `${folder.found} found` : paint(output, "dim", "missing");
+        lines.push(
+          `  ${folder.exists ? paint(output, "green", "✓") : paint(output, "dim", "·")} ${folder.folder}  ${state}  (${folder.reason})`,
+        );
+      }
+      const missingUser = report.folders.find((folder) => folder.kind === "user" && !folder.exists);
+      if (missingUser)
+        lines.push(
+          paint(
+            output,
+            "dim",
+            `  to add your own skills: mkdir -p ${missingUser.folder}/my-skill and write my-skill/SKILL.md`,
+          ),
+        );
+      lines.push("", paint(output, "bold", "Decisions:"));
+      lines.push(
+        `  ${Object.entries(report.counts)
+          .map(([kind, count]) => `${kind} ${count}`)
+          .join(", ")}`,
+      );
+      const errors = report.problems.filter((problem) => problem.severity === "error");
+      const warnings = report.problems.filter((problem) => problem.severity === "warning");
+      lines.push(
+        "",
+        paint(output, "bold", `Problems: ${errors.length} error(s), ${warnings.length} warning(s)`),
+      );
+      for (const problem of [...errors, ...warnings]) {
+        const label =
+          problem.severity === "error" ? paint(output, "red", "error") : paint(output, "yellow", "warning");
+        lines.push(`  ${label} ${problem.subject}: ${problem.code}: ${problem.message}`);
+        if (problem.location) lines.push(`      at ${problem.location}`);
+        lines.push(`      fix: ${problem.fix}`);
+      }
+      if (report.problems.length === 0) lines.push("  none");
+      output.out(`${lines.join("\n")}\n`);
+    });
+}
+
+function mark(output: CliOutput, ok: boolean): string {
+  return ok ? paint(output, "green", "✓") : paint(output, "red", "✗");
+}

@@ -1,0 +1,77 @@
+import type { Command } from "commander";
+import { explainSkill } from "../../../catalog/explain.js";
+import { NotFoundError } from "../../../core/errors.js";
+import { grant } from "../../../skill/content-hash.js";
+import { openCatalog } from "../context.js";
+import { type CliOutput, decisionStyle, paint, printJson } from "../output.js";
+import { decisionJson } from "./list.js";
+
+/** `skillgate explain <name> [--json]`: decision first, then everything else known. */
+export function registerExplain(program: Command, output: CliOutput): void {
+  program
+    .command("explain")
+    .description(
+      "explain one skill: its decision and reasons, source, location, hash, governance, script schemas, shadowing",
+    )
+    .argument("<name>", "a skill name, a unique prefix, or a unique part of a name")
+    .option("--json", "print JSON")
+    .action((name: string, options: { json?: boolean }, command: Command) => {
+      const result = explainSkill(openCatalog(command).discover(), name);
+      if (!result.found) throw new NotFoundError("skill", name, [...result.candidates]);
+      const { explanation } = result;
+      const { decision } = explanation;
+      if (options.json) {
+        printJson(output, {
+          ...decisionJson(decision),
+          hash: explanation.hash ?? null,
+          grant: explanation.hash ? grant(decision.name, explanation.hash) : null,
+          governance: explanation.governance ?? null,
+          allowedTools: explanation.allowedTools,
+          scripts: explanation.scripts,
+          related: explanation.related.map(decisionJson),
+          diagnostics: explanation.diagnostics,
+        });
+        return;
+      }
+      const lines: string[] = [];
+      lines.push(
+        `${paint(output, "bold", decision.name)}: ${paint(output, decisionStyle(decision.decision) ?? "bold", decision.decision)}`,
+      );
+      for (const reason of decision.reasons) lines.push(`  ${reason.code}: ${reason.message}`);
+      lines.push(`source:      ${decision.source}`);
+      lines.push(`location:    ${decision.location}`);
+      if (explanation.description !== undefined) lines.push(`description: ${explanation.description}`);
+      lines.push(`hash:        ${explanation.hash ?? "-"}`);
+      if (explanation.hash) lines.push(`grant:       ${grant(decision.name, explanation.hash)}`);
+      const governance = explanation.governance;
+      if (governance) {
+        lines.push("governance:");
+        lines.push(`  skillgate.execution        ${governance.execution}`);
+        lines.push(`  skillgate.tier             ${governance.tier}`);
+        lines.push(`  skillgate.network          ${governance.network}`);
+        lines.push(`  skillgate.allowed-domains  ${governance.allowedDomains.join(" ") || "-"}`);
+        lines.push(
+          `  parameters_schema          ${governance.parametersSchema.kind === "none" ? "(none declared; mode default)" : governance.parametersSchema.kind}`,
+        );
+      }
+      if (explanation.allowedTools.length > 0)
+        lines.push(`allowed-tools: ${explanation.allowedTools.join(" ")}`);
+      if (explanation.scripts.length > 0) {
+        lines.push("scripts:");
+        for (const script of explanation.scripts)
+          lines.push(`  ${script.path} (${script.language}) ${JSON.stringify(script.schema)}`);
+      }
+      for (const related of explanation.related) {
+        const verb = related.decision === "shadowed" ? "shadows" : "related";
+        lines.push(`${verb}:     ${related.source} ${related.location} (${related.decision})`);
+      }
+      if (explanation.diagnostics.length > 0) {
+        lines.push("diagnostics:");
+        for (const item of explanation.diagnostics)
+          lines.push(
+            `  ${item.severity} ${item.code}: ${item.message}${item.hint ? ` (fix: ${item.hint})` : ""}`,
+          );
+      }
+      output.out(`${lines.join("\n")}\n`);
+    });
+}

@@ -1,0 +1,69 @@
+import type { Command } from "commander";
+import type { SkillDecision } from "../../../catalog/decisions.js";
+import { openCatalog } from "../context.js";
+import { type CliOutput, decisionStyle, paint, printJson, table } from "../output.js";
+
+/** The stable JSON shape of one decision (documented in docs/cli.md). */
+export function decisionJson(decision: SkillDecision): Record<string, unknown> {
+  return {
+    name: decision.name,
+    source: decision.source,
+    decision: decision.decision,
+    description: decision.skill?.description ?? null,
+    location: decision.location,
+    reasons: decision.reasons.map((reason) => ({
+      code: reason.code,
+      severity: reason.severity,
+      message: reason.message,
+      ...(reason.winner ? { winner: reason.winner } : {}),
+    })),
+  };
+}
+
+/** `skillgate list [--all] [--json]`. */
+export function registerList(program: Command, output: CliOutput): void {
+  program
+    .command("list")
+    .description(
+      "list skills with their source and decision (registered and display-only; --all for every skill found)",
+    )
+    .option("-a, --all", "include shadowed, disabled and rejected skills")
+    .option("--json", "print JSON")
+    .action((options: { all?: boolean; json?: boolean }, command: Command) => {
+      const result = openCatalog(command).discover();
+      const shown = result.decisions.filter(
+        (decision) =>
+          options.all || decision.decision === "registered" || decision.decision === "display_only",
+      );
+      const sorted = [...shown].sort((left, right) =>
+        left.name < right.name ? -1 : left.name > right.name ? 1 : 0,
+      );
+      if (options.json) {
+        printJson(output, { skills: sorted.map(decisionJson) });
+        return;
+      }
+      if (sorted.length === 0) {
+        output.out("No skills found. Run `skillgate doctor` to see where skillgate looked.\n");
+        return;
+      }
+      const rows = sorted.map((decision) => [
+        decision.name,
+        decision.source,
+        decision.decision,
+        decision.reasons.map((reason) => reason.code).join(",") || "-",
+        decision.location,
+      ]);
+      output.out(
+        `${table(output, ["NAME", "SOURCE", "DECISION", "REASONS", "LOCATION"], rows, (row, column) => (column === 2 ? decisionStyle(rows[row]?.[2] ?? "") : undefined))}\n`,
+      );
+      const hidden = result.decisions.length - shown.length;
+      if (hidden > 0)
+        output.out(
+          paint(
+            output,
+            "dim",
+            `\n${hidden} more found (shadowed, disabled or rejected): skillgate list --all\n`,
+          ),
+        );
+    });
+}

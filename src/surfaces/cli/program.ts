@@ -1,0 +1,77 @@
+import { Command, CommanderError } from "commander";
+import { isSkillgateError } from "../../core/errors.js";
+import { registerDoctor } from "./commands/doctor.js";
+import { registerExplain } from "./commands/explain.js";
+import { registerIndex } from "./commands/index-command.js";
+import { registerList } from "./commands/list.js";
+import { registerPaths } from "./commands/paths.js";
+import { registerSearch } from "./commands/search.js";
+import { registerValidate } from "./commands/validate.js";
+import { type CliOutput, processOutput } from "./output.js";
+
+/** The CLI's version, kept with the package's. */
+export const CLI_VERSION = "0.1.0";
+
+/** Builds the `skillgate` command with every subcommand. */
+export function buildProgram(output: CliOutput): Command {
+  const program = new Command("skillgate")
+    .description(
+      "A governed runtime for Agent Skills: find skills, decide what may be offered, show models a budgeted index.",
+    )
+    .version(CLI_VERSION)
+    .option(
+      "-r, --root <dir>",
+      "a project root to search (repeatable; default: the current folder)",
+      collect,
+      [],
+    )
+    .option("--config <dir>", "the config folder (default: $SKILLGATE_HOME/config or the platform's)")
+    .option("--data <dir>", "the data folder (default: $SKILLGATE_HOME/data or the platform's)")
+    .option("--no-builtins", "leave out the built-in skills")
+    .showHelpAfterError("(run skillgate --help for usage)")
+    .configureOutput({ writeOut: output.out, writeErr: output.err })
+    .exitOverride();
+  registerList(program, output);
+  registerExplain(program, output);
+  registerDoctor(program, output);
+  registerIndex(program, output);
+  registerSearch(program, output);
+  registerValidate(program, output);
+  registerPaths(program, output);
+  for (const command of program.commands)
+    command.exitOverride().configureOutput({ writeOut: output.out, writeErr: output.err });
+  return program;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/**
+ * Runs the CLI and returns the exit code. Errors print one line (`skillgate: …`), never
+ * a stack trace: 2 for usage errors, 1 for refusals and failures.
+ */
+export async function runCli(argv: readonly string[], output: CliOutput = processOutput()): Promise<number> {
+  const program = buildProgram(output);
+  process.exitCode = 0;
+  try {
+    await program.parseAsync([...argv], { from: "user" });
+    return typeof process.exitCode === "number" ? process.exitCode : 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (
+        error.code === "commander.helpDisplayed" ||
+        error.code === "commander.version" ||
+        error.code === "commander.help"
+      )
+        return 0;
+      return 2;
+    }
+    if (isSkillgateError(error)) {
+      output.err(`skillgate: ${error.message} [${error.code}]\n`);
+      return 1;
+    }
+    output.err(`skillgate: unexpected error: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+}
