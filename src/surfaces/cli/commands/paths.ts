@@ -13,14 +13,12 @@ export function registerPaths(program: Command, output: CliOutput): void {
     .option("--json", "print JSON")
     .action((options: { json?: boolean }, command: Command) => {
       const catalog = openCatalog(command);
-      const folders = catalog
-        .folderSources()
-        .map((source) => ({
-          source: source.source,
-          folder: source.folder,
-          reason: source.reason,
-          exists: existsSync(source.folder),
-        }));
+      const folders = catalog.folderSources().map((source) => ({
+        source: source.source,
+        folder: source.folder,
+        reason: source.reason,
+        exists: existsSync(source.folder),
+      }));
       const value = {
         config: catalog.folders.config,
         configFile: join(catalog.folders.config, CONFIG_FILE),
