@@ -1,5 +1,14 @@
 import { createHash } from "node:crypto";
-import { lstatSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+} from "node:fs";
 import { join } from "node:path";
 import { type Diagnostic, diagnostic } from "../core/diagnostics.js";
 import { MAX_HASHED_FILES } from "../core/limits.js";
@@ -52,17 +61,44 @@ export function hashSkillFolder(directory: string): ContentHash {
   const hasher = createHash("sha256");
   for (const entry of entries) {
     const absolute = join(directory, entry.path);
-    if (entry.kind === "file") {
-      const bytes = readFileSync(absolute);
-      hasher.update(`F\0${entry.path}\0${bytes.length}\0`);
-      hasher.update(bytes);
-    } else if (entry.kind === "symlink") {
-      hasher.update(`L\0${entry.path}\0${readlinkSync(absolute)}\0`);
-    } else {
-      hasher.update(`O\0${entry.path}\0`);
+    try {
+      if (entry.kind === "file") {
+        const bytes = readRegularFile(absolute);
+        hasher.update(`F\0${entry.path}\0${bytes.length}\0`);
+        hasher.update(bytes);
+      } else if (entry.kind === "symlink") {
+        hasher.update(`L\0${entry.path}\0${readlinkSync(absolute)}\0`);
+      } else {
+        hasher.update(`O\0${entry.path}\0`);
+      }
+    } catch (error) {
+      // The folder changed while it was hashed (a file removed, or swapped for a link or
+      // a pipe): no hash is better than a hash of something that was never there.
+      const code = (error as NodeJS.ErrnoException).code ?? String(error);
+      const kind = code === "ELOOP" ? "symlink_not_allowed" : "unreadable_file";
+      diagnostics.push(
+        diagnostic(kind, "error", `${entry.path} changed while it was hashed (${code})`, { path: absolute }),
+      );
+      return { hash: undefined, entries: [], diagnostics };
     }
   }
   return { hash: hasher.digest("hex"), entries, diagnostics };
+}
+
+/**
+ * Reads a file listed as regular without following a link that took its place since
+ * (`O_NOFOLLOW`) and without blocking on a pipe that did (`O_NONBLOCK` + a type check).
+ */
+function readRegularFile(path: string): Buffer {
+  const descriptor = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    if (!fstatSync(descriptor).isFile()) {
+      throw Object.assign(new Error(`${path} is no longer a regular file`), { code: "ENOTREG" });
+    }
+    return readFileSync(descriptor);
+  } finally {
+    closeSync(descriptor);
+  }
 }
 
 function collect(directory: string, prefix: string, entries: HashedEntry[], diagnostics: Diagnostic[]): void {
