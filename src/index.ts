@@ -4,10 +4,16 @@
  */
 
 export { availableSkillsXml } from "./catalog/available-skills-xml.js";
+export type { Catalog, CatalogOptions } from "./catalog/catalog.js";
+export { createCatalog } from "./catalog/catalog.js";
 export type { DecisionKind, DecisionReason, ReasonCode, SkillDecision } from "./catalog/decisions.js";
 export { DECISION_KINDS } from "./catalog/decisions.js";
 export type { DiscoveryOptions, DiscoveryResult, SourceReport } from "./catalog/discover.js";
 export { discoverSkills, SkillDiscovery } from "./catalog/discover.js";
+export type { DoctorProblem, DoctorReport } from "./catalog/doctor.js";
+export { runDoctor } from "./catalog/doctor.js";
+export type { ExplainResult, SkillExplanation } from "./catalog/explain.js";
+export { explainSkill } from "./catalog/explain.js";
 export type { FindResult, Named } from "./catalog/find.js";
 export { find, findByName } from "./catalog/find.js";
 export type { SkillSearchHit } from "./catalog/search.js";
