@@ -7,6 +7,8 @@
  */
 
 const KEY = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
+// YAML allows an implicit key of at most 1024 characters before its ":"; longer is an error there.
+const MAX_IMPLICIT_KEY_LENGTH = 1024;
 // Keys the core schema would read as null or booleans, or that could pollute prototypes.
 const NON_STRING_KEYS = new Set(["null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE"]);
 const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
@@ -74,6 +76,7 @@ function splitEntry(line: string): { key: string; rest: string } | undefined {
   const colon = line.indexOf(":");
   if (colon <= 0) return undefined;
   const key = line.slice(0, colon);
+  if (key.length > MAX_IMPLICIT_KEY_LENGTH) return undefined;
   if (!KEY.test(key) || NON_STRING_KEYS.has(key) || FORBIDDEN_KEYS.has(key)) return undefined;
   const after = line.slice(colon + 1);
   if (after === "") return { key, rest: "" };
