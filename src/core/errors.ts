@@ -19,6 +19,14 @@ export type ErrorCode =
   | "skill_invalid"
   | "skill_unreadable"
   | "io_error"
+  // The managed store, see docs/store.md.
+  | "too_many_skills"
+  | "too_many_domains"
+  | "skill_exists"
+  | "builtin_read_only"
+  | "invalid_skill_name"
+  | "store_corrupt"
+  | "store_busy"
   // Skill import (zip and GitHub), see docs/import.md.
   | "zip_too_large"
   | "invalid_zip"

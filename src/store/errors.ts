@@ -1,0 +1,208 @@
+import type { Diagnostic } from "../core/diagnostics.js";
+import { type ErrorCode, SkillgateError } from "../core/errors.js";
+
+/** The codes a store operation refuses with; each is documented in docs/store.md. */
+export type StoreErrorCode = Extract<
+  ErrorCode,
+  | "too_many_skills"
+  | "too_many_files"
+  | "file_too_large"
+  | "skill_too_large"
+  | "zip_too_large"
+  | "too_many_domains"
+  | "skill_changed"
+  | "skill_exists"
+  | "builtin_read_only"
+  | "invalid_skill_name"
+  | "invalid_argument"
+  | "path_not_allowed"
+  | "symlink_not_allowed"
+  | "not_found"
+  | "skill_invalid"
+  | "store_corrupt"
+  | "store_busy"
+>;
+
+/**
+ * The HTTP status a server answers with for each store refusal: 413 when a limit is
+ * exceeded (sizes and counts alike), 409 when the store's state conflicts with the request,
+ * 404 for a missing skill, 403 for a write to a built-in, 400 for malformed input, 500 for a
+ * store that cannot be trusted and 503 when the store stayed locked too long.
+ */
+export const STORE_HTTP_STATUS: Readonly<Record<StoreErrorCode, number>> = Object.freeze({
+  too_many_skills: 413,
+  too_many_files: 413,
+  file_too_large: 413,
+  skill_too_large: 413,
+  zip_too_large: 413,
+  too_many_domains: 413,
+  skill_changed: 409,
+  skill_exists: 409,
+  builtin_read_only: 403,
+  invalid_skill_name: 400,
+  invalid_argument: 400,
+  path_not_allowed: 400,
+  symlink_not_allowed: 400,
+  not_found: 404,
+  skill_invalid: 400,
+  store_corrupt: 500,
+  store_busy: 503,
+});
+
+/**
+ * The base of every store refusal. `code` is stable, `httpStatus` is what a server answers
+ * with, `data` holds the details. Nothing in the store changed when one of these is thrown.
+ */
+export class StoreError<Data extends object = Record<string, unknown>> extends SkillgateError<Data> {
+  /** The HTTP status for this refusal, from {@link STORE_HTTP_STATUS}. */
+  readonly httpStatus: number;
+  declare readonly code: StoreErrorCode;
+
+  constructor(code: StoreErrorCode, message: string, data: Data, options?: { cause?: unknown }) {
+    super(code, message, data, options);
+    this.httpStatus = STORE_HTTP_STATUS[code];
+  }
+}
+
+/** True when `error` is a store refusal, optionally with the given code. */
+export function isStoreError(error: unknown, code?: StoreErrorCode): error is StoreError {
+  return error instanceof StoreError && (code === undefined || error.code === code);
+}
+
+/** The store already holds {@link MAX_SKILLS} skills. */
+export class TooManySkillsError extends StoreError<{ count: number; limit: number }> {
+  constructor(count: number, limit: number) {
+    super("too_many_skills", `the store holds ${count} skills; the limit is ${limit}`, { count, limit });
+  }
+}
+
+/** A skill would hold more files (or folders) than allowed. */
+export class TooManyFilesError extends StoreError<{ count: number; limit: number }> {
+  constructor(count: number, limit: number, what = "files") {
+    super("too_many_files", `the skill would hold more than ${limit} ${what} (counted ${count})`, {
+      count,
+      limit,
+    });
+  }
+}
+
+/** One file is larger than the limit that applies to it (1 MiB, or 256 KiB for edited text). */
+export class SkillFileTooLargeError extends StoreError<{ path: string; size: number; limit: number }> {
+  constructor(path: string, size: number, limit: number) {
+    super("file_too_large", `${path} is ${size} bytes; the limit is ${limit}`, { path, size, limit });
+  }
+}
+
+/** All files of a skill together are larger than {@link MAX_SKILL_BYTES}. */
+export class SkillTooLargeError extends StoreError<{ size: number; limit: number }> {
+  constructor(size: number, limit: number) {
+    super("skill_too_large", `the skill would hold more than ${limit} bytes (counted ${size})`, {
+      size,
+      limit,
+    });
+  }
+}
+
+/** A skill lists more allowed domains than {@link MAX_DOMAINS}. */
+export class TooManyDomainsError extends StoreError<{ count: number; limit: number }> {
+  constructor(count: number, limit: number) {
+    super("too_many_domains", `skillgate.allowed-domains lists ${count} hosts; the limit is ${limit}`, {
+      count,
+      limit,
+    });
+  }
+}
+
+/** The skill's current content hash is not the one the caller saw (seed 000: 409 skill_changed). */
+export class SkillChangedError extends StoreError<{ name: string; expected: string; actual: string }> {
+  constructor(name: string, expected: string, actual: string) {
+    super(
+      "skill_changed",
+      `skill "${name}" changed: its hash is ${actual.slice(0, 8)}, not the reviewed ${expected.slice(0, 8)}`,
+      { name, expected, actual },
+    );
+  }
+}
+
+/** A skill (or an unindexed folder) of that name already exists. */
+export class SkillExistsError extends StoreError<{ name: string }> {
+  constructor(name: string, detail = "") {
+    super("skill_exists", `a skill named "${name}" already exists${detail}`, { name });
+  }
+}
+
+/** Built-in skills ship with the package and cannot be written, enabled, disabled or deleted. */
+export class BuiltinReadOnlyError extends StoreError<{ name: string }> {
+  constructor(name: string) {
+    super("builtin_read_only", `"${name}" is a built-in skill and is read-only; duplicate it to change it`, {
+      name,
+    });
+  }
+}
+
+/** A skill name that breaks the Agent Skills rule (1-64 of a-z, 0-9 and single inner hyphens). */
+export class InvalidSkillNameError extends StoreError<{ name: string }> {
+  constructor(name: string) {
+    super(
+      "invalid_skill_name",
+      `${JSON.stringify(name)} is not a valid skill name: use 1 to 64 characters of a-z, 0-9 and single hyphens, not at the start or end`,
+      { name },
+    );
+  }
+}
+
+/** A malformed option or argument given to a store operation. */
+export class StoreArgumentError extends StoreError<{ argument: string }> {
+  constructor(argument: string, message: string) {
+    super("invalid_argument", message, { argument });
+  }
+}
+
+/** A relative path inside a skill that is not allowed, with the reason. */
+export class SkillPathNotAllowedError extends StoreError<{ path: string; reason: string }> {
+  constructor(path: string, reason: string) {
+    super("path_not_allowed", `${JSON.stringify(path)} is not allowed: ${reason}`, { path, reason });
+  }
+}
+
+/** A folder handed to the store holds a symbolic link, a device or another non-regular entry. */
+export class SkillSymlinkError extends StoreError<{ path: string }> {
+  constructor(path: string) {
+    super("symlink_not_allowed", `${path} is not a regular file or folder; skills hold only those`, { path });
+  }
+}
+
+/** No skill (or no file in a skill) of that name. */
+export class SkillNotFoundError extends StoreError<{ kind: string; name: string }> {
+  constructor(kind: "skill" | "file", name: string) {
+    super("not_found", `no ${kind} named "${name}"`, { kind, name });
+  }
+}
+
+/** The skill's SKILL.md does not load, or its governance keys or parameters_schema are invalid. */
+export class SkillInvalidError extends StoreError<{ name: string; diagnostics: Diagnostic[] }> {
+  constructor(name: string, diagnostics: Diagnostic[]) {
+    const first = diagnostics[0]?.message ?? "the skill is invalid";
+    const more = diagnostics.length > 1 ? ` (and ${diagnostics.length - 1} more problems)` : "";
+    super("skill_invalid", `skill "${name}" is invalid: ${first}${more}`, { name, diagnostics });
+  }
+}
+
+/** index.json (or the journal) cannot be read as the store wrote it: a person must look. */
+export class StoreCorruptError extends StoreError<{ file: string; problem: string }> {
+  constructor(file: string, problem: string) {
+    super("store_corrupt", `${file} is not a valid store file: ${problem}`, { file, problem });
+  }
+}
+
+/** Another process held the store's lock for longer than the wait allowed. */
+export class StoreBusyError extends StoreError<{ folder: string; waitedMs: number }> {
+  constructor(folder: string, waitedMs: number, options?: { cause?: unknown }) {
+    super(
+      "store_busy",
+      `the store at ${folder} stayed locked for ${waitedMs} ms`,
+      { folder, waitedMs },
+      options,
+    );
+  }
+}

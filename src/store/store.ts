@@ -1,0 +1,426 @@
+import { lstat, readFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import type { Diagnostic } from "../core/diagnostics.js";
+import { resolveFolders } from "../core/folders.js";
+import { builtinSkillsFolder } from "../core/package-root.js";
+import { hashSkillFolder } from "../skill/content-hash.js";
+import { loadSkillText } from "../skill/load-skill.js";
+import { SKILL_FILE } from "../skill/read-skill-file.js";
+import { type BuiltinSkill, readBuiltins } from "./builtins.js";
+import { makeFolder } from "./durable-fs.js";
+import { BuiltinReadOnlyError, SkillNotFoundError, StoreArgumentError, StoreCorruptError } from "./errors.js";
+import { readOneFile } from "./file-sets.js";
+import { type CheckedFile, checkFolderLimits, checkSkillFolder } from "./folder-check.js";
+import {
+  type IndexEntry,
+  readIndex,
+  readRevisionFile,
+  STORE_SOURCES,
+  type StoreSource,
+} from "./index-file.js";
+import { STAGING_FOLDER, TRASH_FOLDER } from "./journal.js";
+import { MAX_SKILLS } from "./limits.js";
+import { DEFAULT_LOCK_STALE_MS, DEFAULT_LOCK_WAIT_MS, type LockTiming } from "./lock.js";
+import { checkRelativePath, checkSkillName } from "./paths.js";
+import { type ReconcileFinding, reconcileFolders } from "./reconcile.js";
+import { checkStagingFolder, createStaging, discardStaging } from "./staging.js";
+import { StoreWriter, type WriteContext } from "./store-writer.js";
+
+/** How to open a store. Every field is optional. */
+export interface StoreOptions {
+  /** The data folder; the store is `<data>/skills`. Default: `resolveFolders().data`. */
+  readonly dataFolder?: string;
+  /** The built-in skills folder. Default: the package's `skills/` folder. */
+  readonly builtinFolder?: string;
+  /** The clock for `updated` times. */
+  readonly now?: () => Date;
+  /**
+   * After how long a lock whose holder stopped refreshing it is taken over (at least 2000,
+   * default 10000). Holders refresh every second, so any value is safe between processes.
+   */
+  readonly lockStaleMs?: number;
+  /** How long a write waits for the lock before `store_busy` (default 60000). */
+  readonly lockWaitMs?: number;
+}
+
+/** What opening the store found: leftovers it cleaned up and disagreements it only reports. */
+export interface StoreOpenReport {
+  readonly revision: number;
+  readonly findings: readonly ReconcileFinding[];
+  /** Problems with built-in skill folders that were left out. */
+  readonly builtinDiagnostics: readonly Diagnostic[];
+}
+
+/** Where a listed skill comes from: a store source, or the package's built-ins. */
+export type ListedSource = StoreSource | "builtin";
+
+/** One skill as listed: its recorded state. */
+export interface StoreSkillSummary {
+  readonly name: string;
+  readonly source: ListedSource;
+  readonly enabled: boolean;
+  /** The content hash recorded in index.json (for built-ins: computed at open). */
+  readonly hash: string;
+  /** ISO time of the last change; absent for built-ins. */
+  readonly updated?: string;
+  readonly origin?: string;
+}
+
+/** One skill read completely: its state, SKILL.md text, files and the hash of what is on disk now. */
+export interface StoreSkill extends StoreSkillSummary {
+  /** The skill's folder (read-only for callers). */
+  readonly folder: string;
+  /** The hash recorded in index.json, when it differs from {@link StoreSkillSummary.hash} (a hand edit). */
+  readonly recordedHash?: string;
+  readonly description: string;
+  /** The text of SKILL.md. */
+  readonly skillFile: string;
+  /** Every regular file, sorted by path. */
+  readonly files: readonly CheckedFile[];
+}
+
+/** The state of a skill after a write, and the store revision that write produced. */
+export interface ChangeResult {
+  readonly name: string;
+  readonly hash: string;
+  readonly enabled: boolean;
+  readonly source: StoreSource;
+  readonly updated: string;
+  readonly revision: number;
+  /** Warnings from SKILL.md (never errors: those refuse the write). */
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/** Options of {@link Store.create}. */
+export interface CreateOptions {
+  /** Default `owner`. */
+  readonly source?: StoreSource;
+  /** Only the owner may create a skill enabled; every other new skill is saved disabled. */
+  readonly enabled?: boolean;
+}
+
+/** Options of {@link Store.installFolder}. */
+export interface InstallOptions {
+  readonly source: StoreSource;
+  /** Where it came from (a file name, an address), recorded in index.json. */
+  readonly origin?: string;
+  /** The name it must have; default: the `name` in its SKILL.md. */
+  readonly name?: string;
+}
+
+/** Options of writes that can be conditional on the hash the caller last saw. */
+export interface ExpectedHash {
+  /** Refuse with `skill_changed` unless the skill's current hash is exactly this. */
+  readonly expectedHash?: string;
+}
+
+/**
+ * The managed skill store (seed 000): `<data>/skills/index.json` plus one folder per skill
+ * in the Agent Skills layout, and the package's built-in skills, always present and
+ * read-only. Writes are atomic and serialised across processes; see docs/store.md.
+ */
+export class Store {
+  /** `<data>/skills`, absolute. */
+  readonly folder: string;
+  /** What the open found; see {@link StoreOpenReport}. */
+  readonly report: StoreOpenReport;
+  readonly #builtins: ReadonlyMap<string, BuiltinSkill>;
+  readonly #writer: StoreWriter;
+
+  private constructor(
+    folder: string,
+    builtins: ReadonlyMap<string, BuiltinSkill>,
+    writer: StoreWriter,
+    report: StoreOpenReport,
+  ) {
+    this.folder = folder;
+    this.#builtins = builtins;
+    this.#writer = writer;
+    this.report = report;
+  }
+
+  /**
+   * Opens (and if needed creates) the store. Under the lock it finishes or rolls back an
+   * interrupted change, removes leftovers of the store's own interrupted writes, and then
+   * reconciles index.json with the folders, reporting what disagrees without changing it.
+   */
+  static async open(options: StoreOptions = {}): Promise<Store> {
+    const folder = join(resolve(options.dataFolder ?? resolveFolders().data), "skills");
+    await makeFolder(join(folder, STAGING_FOLDER));
+    await makeFolder(join(folder, TRASH_FOLDER));
+    const builtins = await readBuiltins(resolve(options.builtinFolder ?? builtinSkillsFolder()));
+    const timing: LockTiming = {
+      staleMs: options.lockStaleMs ?? DEFAULT_LOCK_STALE_MS,
+      waitMs: options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS,
+    };
+    const writer = new StoreWriter(folder, timing, options.now ?? (() => new Date()));
+    const { revision, findings } = await writer.locked(async (context) => ({
+      revision: context.index.revision,
+      findings: [...context.cleaned, ...(await reconcileFolders(folder, context.index, builtins.skills))],
+    }));
+    return new Store(folder, builtins.skills, writer, {
+      revision,
+      findings,
+      builtinDiagnostics: builtins.diagnostics,
+    });
+  }
+
+  /** True when `name` is a built-in skill (read-only, always present). */
+  isBuiltIn(name: string): boolean {
+    return this.#builtins.has(name);
+  }
+
+  /** The store's revision: one small file read. It increases by one with every change. */
+  async revision(): Promise<number> {
+    return (await readRevisionFile(this.folder)) ?? (await readIndex(this.folder)).revision;
+  }
+
+  /** Every skill, built-ins first where names tie (a stored skill a built-in shadows is left out), sorted by name. */
+  async list(): Promise<StoreSkillSummary[]> {
+    const index = await readIndex(this.folder);
+    const result: StoreSkillSummary[] = [];
+    for (const builtin of this.#builtins.values()) result.push(builtinSummary(builtin));
+    for (const [name, entry] of index.skills)
+      if (!this.#builtins.has(name)) result.push(summary(name, entry));
+    return result.sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
+  }
+
+  /** One skill: state, SKILL.md, files and its current hash, read under the lock so they belong together. */
+  async get(name: string): Promise<StoreSkill> {
+    checkSkillName(name);
+    const builtin = this.#builtins.get(name);
+    if (builtin !== undefined) return readSkill(builtin.folder, builtinSummary(builtin), undefined);
+    return this.#writer.locked(async ({ index }) => {
+      const entry = index.skills.get(name);
+      if (entry === undefined) throw new SkillNotFoundError("skill", name);
+      return readSkill(join(this.folder, name), summary(name, entry), entry.hash);
+    });
+  }
+
+  /** One file of a skill, at most 1 MiB, never through a link. */
+  async readFile(name: string, path: string): Promise<Uint8Array> {
+    checkSkillName(name);
+    checkRelativePath(path);
+    const builtin = this.#builtins.get(name);
+    let folder = builtin?.folder;
+    if (folder === undefined) {
+      if (!(await readIndex(this.folder)).skills.has(name)) throw new SkillNotFoundError("skill", name);
+      folder = join(this.folder, name);
+    }
+    try {
+      return await readOneFile(folder, path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT")
+        throw new SkillNotFoundError("file", `${name}/${path}`);
+      throw error;
+    }
+  }
+
+  /**
+   * Creates a skill from text files (relative path → content, each at most 256 KiB). The
+   * skill is saved disabled unless the owner creates it with `enabled: true`.
+   */
+  async create(
+    name: string,
+    files: Record<string, string>,
+    options: CreateOptions = {},
+  ): Promise<ChangeResult> {
+    this.#writable(name);
+    const source = checkSource(options.source ?? "owner");
+    const enabled = checkEnabled(options.enabled, source);
+    return this.#writer.create(name, files, { source, enabled });
+  }
+
+  /**
+   * Writes and removes files of a stored skill as one change. The enabled state is kept;
+   * the hash changes, so grants bound to the old hash no longer match.
+   */
+  async updateFiles(
+    name: string,
+    changes: { readonly write?: Record<string, string>; readonly remove?: readonly string[] },
+    options: ExpectedHash = {},
+  ): Promise<ChangeResult> {
+    this.#writable(name);
+    return this.#writer.update(name, changes, checkExpected(options.expectedHash));
+  }
+
+  /** Writes one text file of a stored skill (created or replaced). */
+  async updateFile(
+    name: string,
+    path: string,
+    content: string,
+    options: ExpectedHash = {},
+  ): Promise<ChangeResult> {
+    return this.updateFiles(name, { write: { [path]: content } }, options);
+  }
+
+  /** Removes one file of a stored skill. SKILL.md cannot be removed. */
+  async removeFile(name: string, path: string, options: ExpectedHash = {}): Promise<ChangeResult> {
+    return this.updateFiles(name, { remove: [path] }, options);
+  }
+
+  /** Deletes a stored skill: its folder and its index entry, as one change. */
+  async deleteSkill(name: string, options: ExpectedHash = {}): Promise<{ revision: number }> {
+    this.#writable(name);
+    return this.#writer.delete(name, checkExpected(options.expectedHash));
+  }
+
+  /**
+   * Copies a skill (stored or built-in) under a new name, with the `name` of its SKILL.md
+   * rewritten. A copy of a built-in is an ordinary owned skill. Saved disabled unless
+   * `enabled: true`.
+   */
+  async duplicate(
+    from: string,
+    to: string,
+    options: { readonly enabled?: boolean } = {},
+  ): Promise<ChangeResult> {
+    checkSkillName(from);
+    this.#writable(to);
+    const builtin = this.#builtins.get(from);
+    return this.#writer.duplicate(from, to, builtin?.folder, options.enabled === true);
+  }
+
+  /**
+   * Enables a stored skill, given the full hash the owner reviewed. A different current
+   * hash refuses with `skill_changed` (409): the skill moved since the review.
+   */
+  async enable(name: string, reviewed: { readonly hash: string }): Promise<ChangeResult> {
+    this.#writable(name);
+    const hash = checkExpected(reviewed?.hash);
+    if (hash === undefined)
+      throw new StoreArgumentError("hash", "enabling a skill needs the hash that was reviewed");
+    return this.#writer.setEnabled(name, true, hash);
+  }
+
+  /** Disables a stored skill. */
+  async disable(name: string): Promise<ChangeResult> {
+    this.#writable(name);
+    return this.#writer.setEnabled(name, false, undefined);
+  }
+
+  /**
+   * A new empty staging folder, `<data>/skills/.staging/<pid>-<random>/`, for a skill
+   * prepared elsewhere (an importer unpacking a zip). Fill it with the skill's files, with
+   * SKILL.md at its top, then call {@link Store.installFolder} or
+   * {@link Store.discardStagingFolder}. While this process lives, no open removes it.
+   */
+  async createStagingFolder(): Promise<string> {
+    return createStaging(this.folder);
+  }
+
+  /** Removes a staging folder that will not be installed. */
+  async discardStagingFolder(stagedFolder: string): Promise<void> {
+    await discardStaging(checkStagingFolder(this.folder, stagedFolder));
+  }
+
+  /**
+   * Installs a skill prepared in a staging folder by one rename.
+   *
+   * Contract: `stagedFolder` must come from {@link Store.createStagingFolder} (so it is on
+   * the same file system, under `<data>/skills/.staging/`; anything else is
+   * `invalid_argument`), hold the skill itself at its top, and not be touched by the caller
+   * once this is called. The folder is validated against every limit (`too_many_files`,
+   * `file_too_large`, `skill_too_large`, `path_not_allowed`, `symlink_not_allowed`,
+   * `too_many_domains`), its SKILL.md must load with a valid name (`skill_invalid`,
+   * `invalid_skill_name`) and no invalid governance key or `parameters_schema`
+   * (`skill_invalid`); the name must be free (`skill_exists`, `builtin_read_only`) and the
+   * store below {@link MAX_SKILLS} (`too_many_skills`). File modes are normalised to
+   * owner-only. The skill is saved disabled. The staged folder is consumed either way: moved
+   * into place on success, removed on refusal.
+   */
+  async installFolder(stagedFolder: string, options: InstallOptions): Promise<ChangeResult> {
+    const staged = checkStagingFolder(this.folder, stagedFolder);
+    try {
+      const source = checkSource(options.source);
+      if (options.name !== undefined) this.#writable(options.name);
+      const checked = await checkSkillFolder(staged, {
+        normaliseModes: true,
+        ...(options.name !== undefined ? { expectedName: options.name } : {}),
+      });
+      this.#writable(checked.name);
+      return await this.#writer.install(staged, checked, source, options.origin);
+    } finally {
+      await discardStaging(staged);
+    }
+  }
+
+  /**
+   * Reconciles again (see {@link Store.open}): cleans leftovers of interrupted writes and
+   * reports what disagrees between index.json and the folders.
+   */
+  async reconcile(): Promise<ReconcileFinding[]> {
+    return this.#writer.locked(async (context: WriteContext) => [
+      ...context.cleaned,
+      ...(await reconcileFolders(this.folder, context.index, this.#builtins)),
+    ]);
+  }
+
+  #writable(name: string): void {
+    checkSkillName(name);
+    if (this.#builtins.has(name)) throw new BuiltinReadOnlyError(name);
+  }
+}
+
+function summary(name: string, entry: IndexEntry): StoreSkillSummary {
+  return {
+    name,
+    source: entry.source,
+    enabled: entry.enabled,
+    hash: entry.hash,
+    updated: entry.updated,
+    ...(entry.origin !== undefined ? { origin: entry.origin } : {}),
+  };
+}
+
+function builtinSummary(builtin: BuiltinSkill): StoreSkillSummary {
+  return { name: builtin.name, source: "builtin", enabled: true, hash: builtin.hash };
+}
+
+async function readSkill(
+  folder: string,
+  base: StoreSkillSummary,
+  recordedHash: string | undefined,
+): Promise<StoreSkill> {
+  try {
+    await lstat(folder);
+  } catch {
+    throw new SkillNotFoundError("skill", base.name);
+  }
+  const { files } = await checkFolderLimits(folder);
+  const hashed = hashSkillFolder(folder);
+  if (hashed.hash === undefined) throw new StoreCorruptError(folder, "the folder cannot be hashed");
+  const skillFile = await readFile(join(folder, SKILL_FILE), "utf8");
+  const description = loadSkillText(skillFile, folder, { source: base.source }).skill?.description ?? "";
+  return {
+    ...base,
+    hash: hashed.hash,
+    folder,
+    ...(recordedHash !== undefined && recordedHash !== hashed.hash ? { recordedHash } : {}),
+    description,
+    skillFile,
+    files,
+  };
+}
+
+function checkSource(source: unknown): StoreSource {
+  if (!(STORE_SOURCES as readonly unknown[]).includes(source))
+    throw new StoreArgumentError("source", `source must be one of ${STORE_SOURCES.join(", ")}`);
+  return source as StoreSource;
+}
+
+function checkEnabled(enabled: boolean | undefined, source: StoreSource): boolean {
+  if (enabled === true && source !== "owner")
+    throw new StoreArgumentError(
+      "enabled",
+      `a skill from ${source} is saved disabled; enable it after review`,
+    );
+  return enabled === true;
+}
+
+function checkExpected(hash: unknown): string | undefined {
+  if (hash === undefined) return undefined;
+  if (typeof hash !== "string" || !/^[0-9a-f]{64}$/.test(hash))
+    throw new StoreArgumentError("hash", "a hash must be the full 64 hex digits of the content hash");
+  return hash;
+}
