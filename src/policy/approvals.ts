@@ -1,0 +1,115 @@
+import { randomUUID } from "node:crypto";
+import { type Clock, systemClock } from "../core/clock.js";
+import type { ToolTier } from "./tiers.js";
+
+/** How a person may answer an approval request. */
+export type ApprovalAnswer = "once" | "always-chat" | "always-job" | "decline";
+
+/** What a person is asked to approve. */
+export interface ApprovalRequest {
+  readonly id: string;
+  readonly tool: string;
+  readonly tier: ToolTier;
+  /** Who asked: the chat or job the call was made in. */
+  readonly scope: { readonly kind: "chat" | "job"; readonly id: string };
+  /** What will run, in words (the skill and script, never the arguments' content). */
+  readonly summary: string;
+  readonly skill?: string;
+  /** The skill's full content hash at the time of asking. */
+  readonly hash?: string;
+  /** The grant an "always" answer stores. */
+  readonly grant?: string;
+  /** A warning shown for destructive calls. */
+  readonly warning?: string;
+  /** The answers offered: `edit_skill` is never offered "always". */
+  readonly options: readonly ApprovalAnswer[];
+  readonly createdAt: number;
+  readonly expiresAt: number;
+}
+
+/** Default life of an approval request: 10 minutes. */
+export const DEFAULT_APPROVAL_TTL_MS = 10 * 60 * 1000;
+
+/** The answers offered for a call: "always" needs a grant and is never offered for `edit_skill`. */
+export function approvalOptions(
+  tool: string,
+  grant: string | undefined,
+  scope: "chat" | "job",
+): ApprovalAnswer[] {
+  if (tool === "edit_skill" || grant === undefined) return ["once", "decline"];
+  return ["once", scope === "chat" ? "always-chat" : "always-job", "decline"];
+}
+
+/** The warning text a destructive call carries. */
+export function destructiveWarning(summary: string): string {
+  return `This is a destructive action: ${summary}. It may delete or overwrite data and cannot be undone by skillgate.`;
+}
+
+/** Everything needed to make a request, before it gets an id and times. */
+export type ApprovalRequestInit = Omit<
+  ApprovalRequest,
+  "id" | "createdAt" | "expiresAt" | "options" | "warning"
+>;
+
+/**
+ * Approval requests waiting for an answer, with expiry. A request answered after it
+ * expired counts as `expired`, never as approved.
+ */
+export class ApprovalBook {
+  readonly #pending = new Map<string, ApprovalRequest>();
+  readonly #clock: Clock;
+  readonly #ttl: number;
+
+  constructor(options: { clock?: Clock; ttlMs?: number } = {}) {
+    this.#clock = options.clock ?? systemClock;
+    this.#ttl = options.ttlMs ?? DEFAULT_APPROVAL_TTL_MS;
+  }
+
+  /** Opens a request. */
+  open(init: ApprovalRequestInit): ApprovalRequest {
+    const now = this.#clock.now();
+    const request: ApprovalRequest = {
+      ...init,
+      id: randomUUID(),
+      options: approvalOptions(init.tool, init.grant, init.scope.kind),
+      ...(init.tier === "destructive" ? { warning: destructiveWarning(init.summary) } : {}),
+      createdAt: now,
+      expiresAt: now + this.#ttl,
+    };
+    this.#pending.set(request.id, request);
+    return request;
+  }
+
+  /** Requests still open, oldest first; expired ones are dropped. */
+  pending(): ApprovalRequest[] {
+    this.#dropExpired();
+    return [...this.#pending.values()].sort((left, right) => left.createdAt - right.createdAt);
+  }
+
+  /** A request by id, if it is still open. */
+  get(id: string): ApprovalRequest | undefined {
+    this.#dropExpired();
+    return this.#pending.get(id);
+  }
+
+  /**
+   * Records an answer. Returns `expired` when the request is gone or past its time,
+   * `invalid` when the answer was not offered, else the answer.
+   */
+  answer(id: string, answer: ApprovalAnswer): ApprovalAnswer | "expired" | "invalid" {
+    const request = this.#pending.get(id);
+    if (request === undefined) return "expired";
+    if (this.#clock.now() >= request.expiresAt) {
+      this.#pending.delete(id);
+      return "expired";
+    }
+    if (!request.options.includes(answer)) return "invalid";
+    this.#pending.delete(id);
+    return answer;
+  }
+
+  #dropExpired(): void {
+    const now = this.#clock.now();
+    for (const [id, request] of this.#pending) if (now >= request.expiresAt) this.#pending.delete(id);
+  }
+}
