@@ -1,5 +1,5 @@
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { posix, win32 } from "node:path";
 
 /**
  * Where skillgate keeps its configuration and data. On Linux and other Unix systems the
@@ -25,20 +25,34 @@ export interface FolderOptions {
   readonly platform?: NodeJS.Platform;
 }
 
-/** Resolves the config and data folders from options, `SKILLGATE_HOME`, then platform conventions. */
+/**
+ * Resolves the config and data folders from options, `SKILLGATE_HOME`, then platform
+ * conventions. Paths follow the given platform's rules (backslashes and drive letters on win32),
+ * so the result is right for that platform whichever platform computes it.
+ */
 export function resolveFolders(options: FolderOptions = {}): Folders {
   const env = options.env ?? process.env;
   const platform = options.platform ?? process.platform;
-  const home = resolve(options.home ?? (env.HOME && env.HOME.length > 0 ? env.HOME : homedir()));
+  const paths = platform === "win32" ? win32 : posix;
+  const home = paths.resolve(options.home ?? homeFrom(env, platform));
   const skillgateHome = nonEmpty(env.SKILLGATE_HOME);
   const base = skillgateHome
-    ? { config: join(resolve(skillgateHome), "config"), data: join(resolve(skillgateHome), "data") }
+    ? {
+        config: paths.join(paths.resolve(skillgateHome), "config"),
+        data: paths.join(paths.resolve(skillgateHome), "data"),
+      }
     : platformFolders(platform, env, home);
   return {
-    config: resolve(options.config ?? base.config),
-    data: resolve(options.data ?? base.data),
+    config: paths.resolve(options.config ?? base.config),
+    data: paths.resolve(options.data ?? base.data),
     home,
   };
+}
+
+/** The home folder the way the platform names it: `HOME` on Unix, `USERPROFILE` on Windows. */
+function homeFrom(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): string {
+  const fromEnv = platform === "win32" ? nonEmpty(env.USERPROFILE) : nonEmpty(env.HOME);
+  return fromEnv ?? homedir();
 }
 
 function platformFolders(
@@ -47,18 +61,18 @@ function platformFolders(
   home: string,
 ): { config: string; data: string } {
   if (platform === "darwin") {
-    const support = join(home, "Library", "Application Support", "skillgate");
+    const support = posix.join(home, "Library", "Application Support", "skillgate");
     return { config: support, data: support };
   }
   if (platform === "win32") {
-    const appData = nonEmpty(env.APPDATA) ?? join(home, "AppData", "Roaming");
-    const localAppData = nonEmpty(env.LOCALAPPDATA) ?? join(home, "AppData", "Local");
-    return { config: join(appData, "skillgate"), data: join(localAppData, "skillgate") };
+    const appData = nonEmpty(env.APPDATA) ?? win32.join(home, "AppData", "Roaming");
+    const localAppData = nonEmpty(env.LOCALAPPDATA) ?? win32.join(home, "AppData", "Local");
+    return { config: win32.join(appData, "skillgate"), data: win32.join(localAppData, "skillgate") };
   }
   // XDG: relative values are invalid per the specification and are ignored.
-  const configHome = absoluteOrUndefined(env.XDG_CONFIG_HOME) ?? join(home, ".config");
-  const dataHome = absoluteOrUndefined(env.XDG_DATA_HOME) ?? join(home, ".local", "share");
-  return { config: join(configHome, "skillgate"), data: join(dataHome, "skillgate") };
+  const configHome = absoluteOrUndefined(env.XDG_CONFIG_HOME) ?? posix.join(home, ".config");
+  const dataHome = absoluteOrUndefined(env.XDG_DATA_HOME) ?? posix.join(home, ".local", "share");
+  return { config: posix.join(configHome, "skillgate"), data: posix.join(dataHome, "skillgate") };
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -66,5 +80,5 @@ function nonEmpty(value: string | undefined): string | undefined {
 }
 
 function absoluteOrUndefined(value: string | undefined): string | undefined {
-  return value?.startsWith("/") ? value : undefined;
+  return value !== undefined && posix.isAbsolute(value) ? value : undefined;
 }
