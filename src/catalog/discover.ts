@@ -105,7 +105,7 @@ export class SkillDiscovery {
       let found = 0;
       for (const candidate of walk.candidates) {
         const file = join(candidate.directory, SKILL_FILE);
-        // The same folder reached twice (a root listed twice, a link to a sibling) counts once.
+        // A root listed twice counts its skills once (links inside one root are handled by the walk).
         if (seenFiles.has(`${source.source}\0${file}`)) continue;
         seenFiles.add(`${source.source}\0${file}`);
         found += 1;

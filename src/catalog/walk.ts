@@ -48,7 +48,9 @@ export type SkillProbe = (directory: string) => boolean;
  * and hidden folders are skipped; entries are visited in name order. A symlinked folder
  * is followed only when its real path stays inside one of `allowedRoots` (real paths);
  * otherwise it is returned as an escaped candidate so the caller records
- * `path_not_allowed`. When `root` itself holds a SKILL.md it is the one skill returned.
+ * `path_not_allowed`. A folder reached twice (a link to a sibling or to a parent) is
+ * searched once, at the first path in name order. When `root` itself holds a SKILL.md
+ * it is the one skill returned.
  */
 export function walkSkillsRoot(
   root: string,
@@ -74,7 +76,11 @@ export function walkSkillsRoot(
   if (rootEntries.some((entry) => entry.name === SKILL_FILE) && probe(root)) {
     return { exists: true, candidates: [{ directory: root }], diagnostics };
   }
-  const state = { folders: 0, stopped: false, visited: new Set<string>() };
+  // Real paths of every folder entered, so a link back to a parent or to a sibling
+  // cannot loop or list one skill twice. A regular folder's real path is its parent's
+  // real path plus its name; only links cost a realpath call.
+  const rootReal = realPathOr(root);
+  const state = { folders: 0, stopped: false, visited: new Set<string>([rootReal]) };
   const stop = (message: string): void => {
     state.stopped = true;
     diagnostics.push(
@@ -84,12 +90,13 @@ export function walkSkillsRoot(
       }),
     );
   };
-  const visit = (directory: string, entries: Dirent[], depth: number): void => {
+  const visit = (directory: string, realDirectory: string, entries: Dirent[], depth: number): void => {
     entries.sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
     for (const entry of entries) {
       if (state.stopped) return;
       if (entry.name.startsWith(".") || SKIPPED.has(entry.name)) continue;
       const child = join(directory, entry.name);
+      let realChild: string;
       if (entry.isSymbolicLink()) {
         const resolved = resolveLink(child);
         if (resolved === undefined || !resolved.isDirectory) continue;
@@ -97,21 +104,24 @@ export function walkSkillsRoot(
           candidates.push({ directory: child, escaped: { realPath: resolved.realPath } });
           continue;
         }
-        if (state.visited.has(resolved.realPath)) continue;
-        state.visited.add(resolved.realPath);
-      } else if (!entry.isDirectory()) {
+        realChild = resolved.realPath;
+      } else if (entry.isDirectory()) {
+        realChild = join(realDirectory, entry.name);
+      } else {
         continue;
       }
+      if (state.visited.has(realChild)) continue;
+      state.visited.add(realChild);
       state.folders += 1;
       if (state.folders > limits.maxFolders) {
         stop(`more than ${limits.maxFolders} folders below ${root}; the rest were not searched`);
         return;
       }
-      if (candidates.length >= limits.maxSkills) {
-        stop(`more than ${limits.maxSkills} skills below ${root}; the rest were not loaded`);
-        return;
-      }
       if (probe(child)) {
+        if (candidates.length >= limits.maxSkills) {
+          stop(`more than ${limits.maxSkills} skills below ${root}; the rest were not loaded`);
+          return;
+        }
         candidates.push({ directory: child });
         continue;
       }
@@ -122,11 +132,19 @@ export function walkSkillsRoot(
       } catch {
         continue;
       }
-      visit(child, childEntries, depth + 1);
+      visit(child, realChild, childEntries, depth + 1);
     }
   };
-  visit(root, rootEntries, 0);
+  visit(root, rootReal, rootEntries, 0);
   return { exists: true, candidates, diagnostics };
+}
+
+function realPathOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 function resolveLink(path: string): { realPath: string; isDirectory: boolean } | undefined {
