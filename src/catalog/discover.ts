@@ -1,4 +1,4 @@
-import { lstatSync, realpathSync } from "node:fs";
+import { lstatSync, realpathSync, type Stats } from "node:fs";
 import { basename, join } from "node:path";
 import picomatch from "picomatch";
 import { DEFAULT_CONFIG, type SkillgateConfig } from "../config/config.js";
@@ -53,7 +53,18 @@ export interface DiscoveryResult {
 interface CachedLoad {
   readonly signature: string;
   readonly loaded: LoadedSkill;
+  /** `Date.now()` just before the file was read. */
+  readonly readAt: number;
 }
+
+/**
+ * How long after its last change a file's signature is trusted. A file system stamps times
+ * in ticks (a scheduler tick on older Linux kernels, a second or two on some file systems),
+ * so a same-size rewrite in the same tick as the version read would keep the signature;
+ * a file read less than this after its last change is read again next time (the "racy
+ * file" rule git applies to its index).
+ */
+export const RACY_WINDOW_MS = 2_000;
 
 interface Candidate {
   readonly source: SkillFolderSource;
@@ -65,10 +76,17 @@ interface Candidate {
 /**
  * Finds skills in every source and decides about each. It keeps a cache of parsed
  * SKILL.md files keyed by path and file signature, so a repeat with nothing changed
- * costs one `lstat` a skill. Nothing here throws for user content.
+ * costs one `lstat` a skill (a file changed less than {@link RACY_WINDOW_MS} before it
+ * was read is read again). Nothing here throws for user content.
  */
 export class SkillDiscovery {
   readonly #cache = new Map<string, CachedLoad>();
+  readonly #now: () => number;
+
+  /** `now` is the clock the racy-file rule reads (default `Date.now`); tests move it forward. */
+  constructor(options: { readonly now?: () => number } = {}) {
+    this.#now = options.now ?? Date.now;
+  }
 
   /** Runs discovery. See {@link DiscoveryOptions}. */
   discover(options: DiscoveryOptions = {}): DiscoveryResult {
@@ -133,16 +151,16 @@ export class SkillDiscovery {
     const key = `${source.source}\0${file}`;
     const cached = this.#cache.get(key);
     if (cached !== undefined) {
-      const stats = lstatSync(file, { throwIfNoEntry: false });
-      if (stats === undefined) {
-        this.#cache.delete(key);
-        return false;
-      }
-      if (stats.isFile() && fileSignature(stats) === cached.signature) {
+      const stats = statOrUndefined(file);
+      // The change time moves on every write and every time reset, and cannot be set back.
+      const settled = stats !== undefined && cached.readAt - stats.ctimeMs > RACY_WINDOW_MS;
+      if (settled && stats.isFile() && fileSignature(stats) === cached.signature) {
         loads.set(directory, cached.loaded);
         return true;
       }
+      this.#cache.delete(key);
     }
+    const readAt = this.#now();
     const read = readSkillFileText(file);
     if (!read.ok) {
       if (read.diagnostic.code === "missing_skill_file") return false;
@@ -151,9 +169,18 @@ export class SkillDiscovery {
       return true;
     }
     const loaded = loadSkillText(read.text, directory, { source: source.source });
-    this.#cache.set(key, { signature: read.signature, loaded });
+    this.#cache.set(key, { signature: read.signature, loaded, readAt });
     loads.set(directory, loaded);
     return true;
+  }
+}
+
+/** `lstat` that reports a missing or unreachable file as undefined; the read that follows says why. */
+function statOrUndefined(path: string): Stats | undefined {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
   }
 }
 
