@@ -238,7 +238,7 @@ describe("limits at their exact boundary are accepted", () => {
     // The built-in is not counted, and deleting one skill makes room again.
     await store.deleteSkill("skill-0");
     await store.create("one-more", { "SKILL.md": skillMd("one-more") });
-  });
+  }, 180_000);
 
   it("a text file of exactly 256 KiB, 200 files and 50 domains are accepted", async () => {
     const { store } = await openTestStore();
