@@ -8,6 +8,7 @@ import { type LoadedSkill, loadSkillText } from "../skill/load-skill.js";
 import { fileSignature, readSkillFileText, SKILL_FILE } from "../skill/read-skill-file.js";
 import type { Skill } from "../skill/skill.js";
 import { type DecisionReason, reasonsFrom, type SkillDecision } from "./decisions.js";
+import { settledBefore } from "./file-stamps.js";
 import { packageSkillSources } from "./packages.js";
 import { type SkillFolderSource, skillFolderSources } from "./sources.js";
 import { DEFAULT_WALK_LIMITS, type WalkLimits, walkSkillsRoot } from "./walk.js";
@@ -57,15 +58,6 @@ interface CachedLoad {
   readonly readAt: number;
 }
 
-/**
- * How long after its last change a file's signature is trusted. A file system stamps times
- * in ticks (a scheduler tick on older Linux kernels, a second or two on some file systems),
- * so a same-size rewrite in the same tick as the version read would keep the signature;
- * a file read less than this after its last change is read again next time (the "racy
- * file" rule git applies to its index).
- */
-export const RACY_WINDOW_MS = 2_000;
-
 interface Candidate {
   readonly source: SkillFolderSource;
   readonly directory: string;
@@ -76,7 +68,7 @@ interface Candidate {
 /**
  * Finds skills in every source and decides about each. It keeps a cache of parsed
  * SKILL.md files keyed by path and file signature, so a repeat with nothing changed
- * costs one `lstat` a skill (a file changed less than {@link RACY_WINDOW_MS} before it
+ * costs one `lstat` a skill (a file changed less than `RACY_WINDOW_MS` (file-stamps.ts) before it
  * was read is read again). Nothing here throws for user content.
  */
 export class SkillDiscovery {
@@ -152,8 +144,7 @@ export class SkillDiscovery {
     const cached = this.#cache.get(key);
     if (cached !== undefined) {
       const stats = statOrUndefined(file);
-      // The change time moves on every write and every time reset, and cannot be set back.
-      const settled = stats !== undefined && cached.readAt - stats.ctimeMs > RACY_WINDOW_MS;
+      const settled = stats !== undefined && settledBefore(stats, cached.readAt);
       if (settled && stats.isFile() && fileSignature(stats) === cached.signature) {
         loads.set(directory, cached.loaded);
         return true;

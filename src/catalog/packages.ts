@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { type Diagnostic, diagnostic } from "../core/diagnostics.js";
 import { isPlainObject, parseJsonSafely } from "../core/safe-json.js";
+import { folderStamp, settledBefore } from "./file-stamps.js";
 import type { SkillFolderSource } from "./sources.js";
 import { isInside } from "./walk.js";
 
@@ -17,7 +18,14 @@ export interface PackageSkillsResult {
   readonly diagnostics: Diagnostic[];
 }
 
-const listingCache = new Map<string, { mtimeMs: number; packages: string[] }>();
+interface Listing {
+  /** The stamp of `node_modules` and of each `@scope` folder in it, by path. */
+  readonly stamps: ReadonlyMap<string, string>;
+  readonly packages: string[];
+  readonly listedAt: number;
+}
+
+const listingCache = new Map<string, Listing>();
 
 /** Finds the skill folders published by packages under `roots` and by the named packages. */
 export function packageSkillSources(
@@ -64,27 +72,41 @@ export function packageSkillSources(
   return { sources, diagnostics };
 }
 
-/** The package folders directly inside a `node_modules` folder, cached while the folder is unchanged. */
+/**
+ * The package folders directly inside a `node_modules` folder and its `@scope` folders,
+ * cached while neither `node_modules` nor any scope folder changed.
+ */
 function listInstalledPackages(nodeModules: string): string[] {
-  let mtimeMs: number;
-  try {
-    mtimeMs = statSync(nodeModules).mtimeMs;
-  } catch {
+  const cached = listingCache.get(nodeModules);
+  if (cached !== undefined && listingStillGood(cached)) return cached.packages;
+  const listedAt = Date.now();
+  const top = folderStamp(nodeModules);
+  if (top === undefined) {
+    listingCache.delete(nodeModules);
     return [];
   }
-  const cached = listingCache.get(nodeModules);
-  if (cached !== undefined && cached.mtimeMs === mtimeMs) return cached.packages;
+  const stamps = new Map<string, string>([[nodeModules, top.stamp]]);
   const packages: string[] = [];
   for (const entry of safeList(nodeModules)) {
     if (entry.startsWith(".")) continue;
     if (entry.startsWith("@")) {
-      for (const inner of safeList(join(nodeModules, entry))) packages.push(join(nodeModules, entry, inner));
+      const scope = join(nodeModules, entry);
+      stamps.set(scope, folderStamp(scope)?.stamp ?? "missing");
+      for (const inner of safeList(scope)) packages.push(join(scope, inner));
     } else {
       packages.push(join(nodeModules, entry));
     }
   }
-  listingCache.set(nodeModules, { mtimeMs, packages });
+  listingCache.set(nodeModules, { stamps, packages, listedAt });
   return packages;
+}
+
+function listingStillGood(listing: Listing): boolean {
+  for (const [folder, stamp] of listing.stamps) {
+    const now = folderStamp(folder);
+    if (now === undefined || now.stamp !== stamp || !settledBefore(now, listing.listedAt)) return false;
+  }
+  return true;
 }
 
 function safeList(folder: string): string[] {

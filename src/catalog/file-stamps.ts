@@ -1,0 +1,29 @@
+import { type Stats, statSync } from "node:fs";
+
+/**
+ * How long after its last change a file's or folder's stamp is trusted by a cache. A file
+ * system stamps times in ticks (a scheduler tick on older Linux kernels, a second or two
+ * on some file systems), so a same-size rewrite in the same tick as the version read
+ * would keep the stamp; something read less than this after its last change is read again
+ * next time (the "racy file" rule git applies to its index).
+ */
+export const RACY_WINDOW_MS = 2_000;
+
+/**
+ * True when a cached read taken at `readAt` can be trusted for an entry whose current
+ * stats are `stats`: the change time (which moves on every write and every time reset,
+ * and cannot be set back) lies more than {@link RACY_WINDOW_MS} before the read.
+ */
+export function settledBefore(stats: Pick<Stats, "ctimeMs">, readAt: number): boolean {
+  return readAt - stats.ctimeMs > RACY_WINDOW_MS;
+}
+
+/** A folder's identity and version (`ino:mtime:ctime`), or undefined when it cannot be read. */
+export function folderStamp(folder: string): { stamp: string; ctimeMs: number } | undefined {
+  try {
+    const stats = statSync(folder);
+    return { stamp: `${stats.ino}:${stats.mtimeMs}:${stats.ctimeMs}`, ctimeMs: stats.ctimeMs };
+  } catch {
+    return undefined;
+  }
+}
