@@ -151,7 +151,7 @@ describe("importGithubFolder over real HTTP", () => {
 
   it.each(faultCases)("$name → $code", async ({ fault, code }) => {
     const server = await fake(repository.files, [fault]);
-    const result = await refusal(server, { requestTimeoutMs: 500 });
+    const result = await refusal(server, { requestTimeoutMs: 1500 });
     expect(result.code, String(result.error)).toBe(code);
   });
 
