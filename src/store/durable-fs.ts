@@ -98,3 +98,24 @@ export async function makeFolder(path: string): Promise<void> {
 export async function removeTree(path: string): Promise<void> {
   await rm(path, { recursive: true, force: true, maxRetries: 3 });
 }
+
+/**
+ * Flushes files written by someone else (an importer) and every folder on their way, deepest
+ * first, so a later rename publishes content that is already on disk.
+ */
+export async function syncTree(root: string, relativeFiles: readonly string[]): Promise<void> {
+  const folders = new Set<string>([root]);
+  for (const relative of relativeFiles) {
+    const path = join(root, relative);
+    const handle = await open(path, "r");
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    for (let folder = dirname(path); folder.length > root.length; folder = dirname(folder))
+      folders.add(folder);
+  }
+  for (const folder of [...folders].sort((left, right) => right.length - left.length))
+    await syncFolder(folder);
+}

@@ -64,9 +64,17 @@ export async function leftoverStaging(store: string): Promise<string[]> {
   return names.map((name) => join(parent, name)).filter((folder) => !inUse(folder));
 }
 
+/**
+ * A folder is in use when it is an active staging folder of this process, or a helper
+ * folder named after one (`.<id>.<anything>`, as an importer makes beside its target), or
+ * belongs to another process that is still running.
+ */
 function inUse(folder: string): boolean {
   if (active.has(folder)) return true;
-  const pid = Number(/^(\d+)-/.exec(basename(folder))?.[1]);
+  const match = /^\.?((\d+)-[0-9a-f]{12})(?:$|\.)/.exec(basename(folder));
+  if (match === null) return false;
+  if (active.has(join(dirname(folder), match[1] as string))) return true;
+  const pid = Number(match[2]);
   // Our own pid with no live operation: a leftover of an earlier process that had the same pid.
   if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) return false;
   try {

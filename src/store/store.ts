@@ -7,7 +7,7 @@ import { hashSkillFolder } from "../skill/content-hash.js";
 import { loadSkillText } from "../skill/load-skill.js";
 import { SKILL_FILE } from "../skill/read-skill-file.js";
 import { type BuiltinSkill, readBuiltins } from "./builtins.js";
-import { makeFolder } from "./durable-fs.js";
+import { makeFolder, syncTree } from "./durable-fs.js";
 import { BuiltinReadOnlyError, SkillNotFoundError, StoreArgumentError, StoreCorruptError } from "./errors.js";
 import { readOneFile } from "./file-sets.js";
 import { type CheckedFile, checkFolderLimits, checkSkillFolder } from "./folder-check.js";
@@ -325,9 +325,11 @@ export class Store {
    * `too_many_domains`), its SKILL.md must load with a valid name (`skill_invalid`,
    * `invalid_skill_name`) and no invalid governance key or `parameters_schema`
    * (`skill_invalid`); the name must be free (`skill_exists`, `builtin_read_only`) and the
-   * store below {@link MAX_SKILLS} (`too_many_skills`). File modes are normalised to
-   * owner-only. The skill is saved disabled. The staged folder is consumed either way: moved
-   * into place on success, removed on refusal.
+   * store below {@link MAX_SKILLS} (`too_many_skills`). File modes are normalised to 0600
+   * (folders 0700: modes are not part of a skill) and every file is flushed to disk before
+   * the rename. The skill is saved disabled. The staged folder is consumed either way: moved
+   * into place on success, removed on refusal. Helper folders the caller makes beside it
+   * must be named `.<staging folder name>.<anything>` so no concurrent open removes them.
    */
   async installFolder(stagedFolder: string, options: InstallOptions): Promise<ChangeResult> {
     const staged = checkStagingFolder(this.folder, stagedFolder);
@@ -339,6 +341,10 @@ export class Store {
         ...(options.name !== undefined ? { expectedName: options.name } : {}),
       });
       this.#writable(checked.name);
+      await syncTree(
+        staged,
+        checked.files.map((file) => file.path),
+      );
       return await this.#writer.install(staged, checked, source, options.origin);
     } finally {
       await discardStaging(staged);
