@@ -112,7 +112,20 @@ function render(
   return `${head}\n${lines.join("\n")}${trailer(unlisted, searchTool)}`;
 }
 
-/** Round-robin over sources (last source first: projects before built-ins), each source in name order. */
+// Sources from least to most specific, as discovery ranks them; any other source (a
+// caller's or an extension's skills) ranks above them all.
+const SOURCE_ORDER = ["builtin", "package", "learned", "store", "config", "user", "project"];
+
+function sourceRank(source: string): number {
+  const rank = SOURCE_ORDER.indexOf(source.startsWith("package:") ? "package" : source);
+  return rank === -1 ? SOURCE_ORDER.length : rank;
+}
+
+/**
+ * Round-robin over sources, the most specific source first (projects before built-ins,
+ * ties by source name), each source in name order. It depends only on the skills, never
+ * on the order they were passed in.
+ */
 function fairOrder(skills: readonly Skill[]): Skill[] {
   const bySource = new Map<string, Skill[]>();
   for (const skill of skills) {
@@ -120,7 +133,11 @@ function fairOrder(skills: readonly Skill[]): Skill[] {
     list.push(skill);
     bySource.set(skill.source, list);
   }
-  const queues = [...bySource.values()].reverse().map((list) => list.sort(byName));
+  const queues = [...bySource.entries()]
+    .sort(
+      ([left], [right]) => sourceRank(right) - sourceRank(left) || (left < right ? -1 : left > right ? 1 : 0),
+    )
+    .map(([, list]) => list.sort(byName));
   const order: Skill[] = [];
   for (let round = 0; order.length < skills.length; round += 1) {
     for (const queue of queues) {
