@@ -59,7 +59,8 @@ export function parseConfig(text: string, file: string): SkillgateConfig {
   if (document.errors.length > 0) {
     throw new InvalidConfigError(
       file,
-      document.errors.map((error) => error.message.split("\n")[0] ?? error.message),
+      // The yaml library's first line ends with ":" before a code excerpt; keep the line only.
+      document.errors.map((error) => (error.message.split("\n")[0] ?? error.message).replace(/:$/, "")),
     );
   }
   let value: unknown;
