@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { lock } from "proper-lockfile";
 import { StoreBusyError } from "./errors.js";
@@ -30,14 +31,13 @@ export interface LockTiming {
 const queues = new Map<string, Promise<unknown>>();
 
 /**
- * Runs `work` while holding the store's lock. `compromised` is set when the lock was lost
- * while held (its folder was removed or went stale because this process stalled); the
- * caller then treats its write as suspect.
+ * Runs `work` while holding the store's lock, after every earlier `work` of this process on
+ * the same folder has finished.
  */
 export async function withStoreLock<Result>(
   folder: string,
   timing: LockTiming,
-  work: (state: { compromised: Error | undefined }) => Promise<Result>,
+  work: () => Promise<Result>,
 ): Promise<Result> {
   const previous = queues.get(folder) ?? Promise.resolve();
   const run = previous.catch(() => undefined).then(() => holdLock(folder, timing, work));
@@ -53,35 +53,31 @@ export async function withStoreLock<Result>(
 async function holdLock<Result>(
   folder: string,
   timing: LockTiming,
-  work: (state: { compromised: Error | undefined }) => Promise<Result>,
+  work: () => Promise<Result>,
 ): Promise<Result> {
-  const state: { compromised: Error | undefined } = { compromised: undefined };
-  const release = await acquire(folder, timing, (error) => {
-    state.compromised = error;
-  });
+  const release = await acquire(folder, timing);
   try {
-    return await work(state);
+    return await work();
   } finally {
     await release().catch(() => undefined);
   }
 }
 
-async function acquire(
-  folder: string,
-  timing: LockTiming,
-  onCompromised: (error: Error) => void,
-): Promise<() => Promise<void>> {
+async function acquire(folder: string, timing: LockTiming): Promise<() => Promise<void>> {
   const started = Date.now();
   let delay = 5;
   for (;;) {
     try {
       return await lock(folder, {
-        lockfilePath: `${folder}/${LOCK_NAME}`,
+        lockfilePath: join(folder, LOCK_NAME),
         realpath: false,
         stale: Math.max(timing.staleMs, MIN_STALE_MS),
         update: REFRESH_MS,
         retries: 0,
-        onCompromised,
+        // The default throws from a timer and ends the process. A lock is lost only when this
+        // process stalled for longer than the stale time, and then another writer may overlap
+        // with it; the stale time (10 s by default) is far longer than any write takes.
+        onCompromised: () => undefined,
       });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ELOCKED") throw error;

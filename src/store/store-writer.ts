@@ -31,22 +31,12 @@ import { checkRelativePath } from "./paths.js";
 import type { ReconcileFinding } from "./reconcile.js";
 import { rewriteSkillName } from "./rename-skill-text.js";
 import { consumedStaging, createStaging, discardStaging, leftoverStaging } from "./staging.js";
+import type { ChangeResult } from "./store-types.js";
 
 /** What a locked operation starts from: the index as on disk now, and what preparing it cleaned up. */
 export interface WriteContext {
   readonly index: StoreIndex;
   readonly cleaned: readonly ReconcileFinding[];
-}
-
-/** The state after a write (see `ChangeResult` in store.ts, which this is). */
-export interface WriteResult {
-  readonly name: string;
-  readonly hash: string;
-  readonly enabled: boolean;
-  readonly source: StoreSource;
-  readonly updated: string;
-  readonly revision: number;
-  readonly diagnostics: readonly Diagnostic[];
 }
 
 /**
@@ -73,7 +63,7 @@ export class StoreWriter {
     name: string,
     files: unknown,
     entry: { source: StoreSource; enabled: boolean },
-  ): Promise<WriteResult> {
+  ): Promise<ChangeResult> {
     const set = checkTextFiles(files, "files");
     checkFileSetLimits(set);
     return this.locked(async ({ index }) => {
@@ -88,7 +78,7 @@ export class StoreWriter {
     checked: CheckedFolder,
     source: StoreSource,
     origin: string | undefined,
-  ): Promise<WriteResult> {
+  ): Promise<ChangeResult> {
     return this.locked(async ({ index }) => {
       await this.#assertFree(index, checked.name);
       return this.#publishNew(index, staged, checked, {
@@ -104,7 +94,7 @@ export class StoreWriter {
     name: string,
     changes: { readonly write?: unknown; readonly remove?: unknown },
     expectedHash: string | undefined,
-  ): Promise<WriteResult> {
+  ): Promise<ChangeResult> {
     const write: FileSet = changes.write === undefined ? new Map() : checkTextFiles(changes.write, "write");
     const remove = changes.remove ?? [];
     if (!Array.isArray(remove)) throw new StoreArgumentError("remove", "remove must be a list of paths");
@@ -163,7 +153,7 @@ export class StoreWriter {
     to: string,
     builtinFolder: string | undefined,
     enabled: boolean,
-  ): Promise<WriteResult> {
+  ): Promise<ChangeResult> {
     return this.locked(async ({ index }) => {
       if (builtinFolder === undefined) this.#entry(index, from);
       await this.#assertFree(index, to);
@@ -182,7 +172,7 @@ export class StoreWriter {
   }
 
   /** Enables (given the reviewed hash) or disables a stored skill; only index.json changes. */
-  async setEnabled(name: string, enabled: boolean, reviewedHash: string | undefined): Promise<WriteResult> {
+  async setEnabled(name: string, enabled: boolean, reviewedHash: string | undefined): Promise<ChangeResult> {
     return this.locked(async ({ index }) => {
       const entry = this.#entry(index, name);
       await this.#readLive(name);
@@ -211,7 +201,7 @@ export class StoreWriter {
     name: string,
     files: FileSet,
     entry: { source: StoreSource; enabled: boolean; origin?: string },
-  ): Promise<WriteResult> {
+  ): Promise<ChangeResult> {
     const staging = await createStaging(this.folder);
     try {
       await writeFileSet(staging, files);
@@ -227,7 +217,7 @@ export class StoreWriter {
     staged: string,
     checked: CheckedFolder,
     base: { source: StoreSource; enabled: boolean; origin?: string },
-  ): Promise<WriteResult> {
+  ): Promise<ChangeResult> {
     const entry: IndexEntry = {
       enabled: base.enabled,
       source: base.source,
@@ -354,7 +344,7 @@ function result(
   entry: IndexEntry,
   revision: number,
   diagnostics: readonly Diagnostic[],
-): WriteResult {
+): ChangeResult {
   return {
     name,
     hash: entry.hash,

@@ -1,6 +1,5 @@
 import { lstat, readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import type { Diagnostic } from "../core/diagnostics.js";
 import { resolveFolders } from "../core/folders.js";
 import { builtinSkillsFolder } from "../core/package-root.js";
 import { hashSkillFolder } from "../skill/content-hash.js";
@@ -10,7 +9,7 @@ import { type BuiltinSkill, readBuiltins } from "./builtins.js";
 import { makeFolder, syncTree } from "./durable-fs.js";
 import { BuiltinReadOnlyError, SkillNotFoundError, StoreArgumentError, StoreCorruptError } from "./errors.js";
 import { readOneFile } from "./file-sets.js";
-import { type CheckedFile, checkFolderLimits, checkSkillFolder } from "./folder-check.js";
+import { checkFolderLimits, checkSkillFolder } from "./folder-check.js";
 import {
   type IndexEntry,
   readIndex,
@@ -24,95 +23,19 @@ import { DEFAULT_LOCK_STALE_MS, DEFAULT_LOCK_WAIT_MS, type LockTiming } from "./
 import { checkRelativePath, checkSkillName } from "./paths.js";
 import { type ReconcileFinding, reconcileFolders } from "./reconcile.js";
 import { checkStagingFolder, createStaging, discardStaging } from "./staging.js";
+import type {
+  ChangeResult,
+  CreateOptions,
+  ExpectedHash,
+  InstallOptions,
+  StoreOpenReport,
+  StoreOptions,
+  StoreSkill,
+  StoreSkillSummary,
+} from "./store-types.js";
 import { StoreWriter, type WriteContext } from "./store-writer.js";
 
-/** How to open a store. Every field is optional. */
-export interface StoreOptions {
-  /** The data folder; the store is `<data>/skills`. Default: `resolveFolders().data`. */
-  readonly dataFolder?: string;
-  /** The built-in skills folder. Default: the package's `skills/` folder. */
-  readonly builtinFolder?: string;
-  /** The clock for `updated` times. */
-  readonly now?: () => Date;
-  /**
-   * After how long a lock whose holder stopped refreshing it is taken over (at least 2000,
-   * default 10000). Holders refresh every second, so any value is safe between processes.
-   */
-  readonly lockStaleMs?: number;
-  /** How long a write waits for the lock before `store_busy` (default 60000). */
-  readonly lockWaitMs?: number;
-}
-
-/** What opening the store found: leftovers it cleaned up and disagreements it only reports. */
-export interface StoreOpenReport {
-  readonly revision: number;
-  readonly findings: readonly ReconcileFinding[];
-  /** Problems with built-in skill folders that were left out. */
-  readonly builtinDiagnostics: readonly Diagnostic[];
-}
-
-/** Where a listed skill comes from: a store source, or the package's built-ins. */
-export type ListedSource = StoreSource | "builtin";
-
-/** One skill as listed: its recorded state. */
-export interface StoreSkillSummary {
-  readonly name: string;
-  readonly source: ListedSource;
-  readonly enabled: boolean;
-  /** The content hash recorded in index.json (for built-ins: computed at open). */
-  readonly hash: string;
-  /** ISO time of the last change; absent for built-ins. */
-  readonly updated?: string;
-  readonly origin?: string;
-}
-
-/** One skill read completely: its state, SKILL.md text, files and the hash of what is on disk now. */
-export interface StoreSkill extends StoreSkillSummary {
-  /** The skill's folder (read-only for callers). */
-  readonly folder: string;
-  /** The hash recorded in index.json, when it differs from {@link StoreSkillSummary.hash} (a hand edit). */
-  readonly recordedHash?: string;
-  readonly description: string;
-  /** The text of SKILL.md. */
-  readonly skillFile: string;
-  /** Every regular file, sorted by path. */
-  readonly files: readonly CheckedFile[];
-}
-
-/** The state of a skill after a write, and the store revision that write produced. */
-export interface ChangeResult {
-  readonly name: string;
-  readonly hash: string;
-  readonly enabled: boolean;
-  readonly source: StoreSource;
-  readonly updated: string;
-  readonly revision: number;
-  /** Warnings from SKILL.md (never errors: those refuse the write). */
-  readonly diagnostics: readonly Diagnostic[];
-}
-
-/** Options of {@link Store.create}. */
-export interface CreateOptions {
-  /** Default `owner`. */
-  readonly source?: StoreSource;
-  /** Only the owner may create a skill enabled; every other new skill is saved disabled. */
-  readonly enabled?: boolean;
-}
-
-/** Options of {@link Store.installFolder}. */
-export interface InstallOptions {
-  readonly source: StoreSource;
-  /** Where it came from (a file name, an address), recorded in index.json. */
-  readonly origin?: string;
-  /** The name it must have; default: the `name` in its SKILL.md. */
-  readonly name?: string;
-}
-
-/** Options of writes that can be conditional on the hash the caller last saw. */
-export interface ExpectedHash {
-  /** Refuse with `skill_changed` unless the skill's current hash is exactly this. */
-  readonly expectedHash?: string;
-}
+export type * from "./store-types.js";
 
 /**
  * The managed skill store (seed 000): `<data>/skills/index.json` plus one folder per skill
