@@ -92,3 +92,13 @@ export interface ExpectedHash {
   /** Refuse with `skill_changed` unless the skill's current hash is exactly this. */
   readonly expectedHash?: string;
 }
+
+/** Changes to a stored skill's files, applied together as one change by `updateFiles`. */
+export interface FileChanges {
+  /** Text files to create or replace (relative path → content, at most 256 KiB each). */
+  readonly write?: Record<string, string>;
+  /** Files to remove; each must exist. */
+  readonly remove?: readonly string[];
+  /** When true, every file not in `write` is removed: the skill becomes exactly `write`. */
+  readonly replaceAll?: boolean;
+}

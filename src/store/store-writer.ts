@@ -92,9 +92,10 @@ export class StoreWriter {
   /** Writes and removes files of a stored skill as one replace. `changes` is validated here. */
   async update(
     name: string,
-    changes: { readonly write?: unknown; readonly remove?: unknown },
+    changes: { readonly write?: unknown; readonly remove?: unknown; readonly replaceAll?: unknown },
     expectedHash: string | undefined,
   ): Promise<ChangeResult> {
+    const replaceAll = changes.replaceAll === true;
     const write: FileSet = changes.write === undefined ? new Map() : checkTextFiles(changes.write, "write");
     const remove = changes.remove ?? [];
     if (!Array.isArray(remove)) throw new StoreArgumentError("remove", "remove must be a list of paths");
@@ -102,7 +103,8 @@ export class StoreWriter {
       checkRelativePath(path);
       if (write.has(path)) throw new StoreArgumentError("remove", `${path} is both written and removed`);
     }
-    if (write.size === 0 && remove.length === 0) throw new StoreArgumentError("changes", "nothing to change");
+    if (write.size === 0 && remove.length === 0 && !replaceAll)
+      throw new StoreArgumentError("changes", "nothing to change");
     return this.locked(async ({ index }) => {
       const entry = this.#entry(index, name);
       const files = await this.#readLive(name);
@@ -112,6 +114,7 @@ export class StoreWriter {
       for (const path of remove as string[]) {
         if (!files.delete(path)) throw new SkillNotFoundError("file", `${name}/${path}`);
       }
+      if (replaceAll) for (const path of [...files.keys()]) if (!write.has(path)) files.delete(path);
       for (const [path, bytes] of write) files.set(path, bytes);
       checkFileSetLimits(files);
       const staging = await createStaging(this.folder);

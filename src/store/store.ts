@@ -27,6 +27,7 @@ import type {
   ChangeResult,
   CreateOptions,
   ExpectedHash,
+  FileChanges,
   InstallOptions,
   StoreOpenReport,
   StoreOptions,
@@ -158,11 +159,7 @@ export class Store {
    * Writes and removes files of a stored skill as one change. The enabled state is kept;
    * the hash changes, so grants bound to the old hash no longer match.
    */
-  async updateFiles(
-    name: string,
-    changes: { readonly write?: Record<string, string>; readonly remove?: readonly string[] },
-    options: ExpectedHash = {},
-  ): Promise<ChangeResult> {
+  async updateFiles(name: string, changes: FileChanges, options: ExpectedHash = {}): Promise<ChangeResult> {
     this.#writable(name);
     return this.#writer.update(name, changes, checkExpected(options.expectedHash));
   }

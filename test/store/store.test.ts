@@ -137,6 +137,22 @@ describe("Store writes", () => {
     ]);
   });
 
+  it("updateFiles with replaceAll makes the skill exactly the files given", async () => {
+    const { store } = await openTestStore();
+    await store.create("whole", { "SKILL.md": skillMd("whole"), "a.md": "a", "scripts/b.py": "b" });
+    await store.updateFiles("whole", {
+      write: { "SKILL.md": skillMd("whole", "", "New body.\n"), "c.md": "c" },
+      replaceAll: true,
+    });
+    const skill = await store.get("whole");
+    expect(skill.files.map((file) => file.path)).toEqual(["SKILL.md", "c.md"]);
+    expect(skill.skillFile).toContain("New body.");
+    await refusal(
+      () => store.updateFiles("whole", { write: { "d.md": "d" }, replaceAll: true }),
+      "skill_invalid",
+    );
+  });
+
   it("updates are refused when the caller's expected hash is stale", async () => {
     const { store, data } = await openTestStore();
     const created = await store.create("guarded", { "SKILL.md": skillMd("guarded") });
