@@ -28,8 +28,7 @@ export function buildProgram(output: CliOutput): Command {
     .option("--config <dir>", "the config folder (default: $SKILLGATE_HOME/config or the platform's)")
     .option("--data <dir>", "the data folder (default: $SKILLGATE_HOME/data or the platform's)")
     .option("--no-builtins", "leave out the built-in skills")
-    .showHelpAfterError("(run skillgate --help for usage)")
-    .configureOutput({ writeOut: output.out, writeErr: output.err })
+    .configureOutput(configured(output))
     .exitOverride();
   registerList(program, output);
   registerExplain(program, output);
@@ -38,9 +37,28 @@ export function buildProgram(output: CliOutput): Command {
   registerSearch(program, output);
   registerValidate(program, output);
   registerPaths(program, output);
-  for (const command of program.commands)
-    command.exitOverride().configureOutput({ writeOut: output.out, writeErr: output.err });
+  for (const command of program.commands) command.exitOverride().configureOutput(configured(output));
   return program;
+}
+
+/**
+ * Commander's output through `output`, with its usage errors (`error: …` and a suggestion
+ * on the next line) turned into the one line every skillgate error is: `skillgate: …`.
+ */
+function configured(output: CliOutput) {
+  return {
+    writeOut: output.out,
+    writeErr: output.err,
+    outputError: (text: string, write: (text: string) => void) => {
+      const message = text
+        .replace(/^error: /, "")
+        .split("\n")
+        .map((line) => line.trim())
+        .filter((line) => line.length > 0)
+        .join(" ");
+      write(`skillgate: ${message} (run skillgate --help for usage)\n`);
+    },
+  };
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -49,22 +67,21 @@ function collect(value: string, previous: string[]): string[] {
 
 /**
  * Runs the CLI and returns the exit code. Errors print one line (`skillgate: …`), never
- * a stack trace: 2 for usage errors, 1 for refusals and failures.
+ * a stack trace: 2 for usage errors (an unknown command or flag, a bad value, no command),
+ * 1 for refusals and failures. `process.exitCode` is left as the caller had it.
  */
 export async function runCli(argv: readonly string[], output: CliOutput = processOutput()): Promise<number> {
   const program = buildProgram(output);
+  // Commands report their exit code through process.exitCode; keep the caller's value.
+  const callerExitCode = process.exitCode;
   process.exitCode = 0;
   try {
     await program.parseAsync([...argv], { from: "user" });
     return typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (error) {
     if (error instanceof CommanderError) {
-      if (
-        error.code === "commander.helpDisplayed" ||
-        error.code === "commander.version" ||
-        error.code === "commander.help"
-      )
-        return 0;
+      if (error.code === "commander.helpDisplayed" || error.code === "commander.version") return 0;
+      // Help printed because no command was given is a usage error.
       return 2;
     }
     if (isSkillgateError(error)) {
@@ -73,5 +90,7 @@ export async function runCli(argv: readonly string[], output: CliOutput = proces
     }
     output.err(`skillgate: unexpected error: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
+  } finally {
+    process.exitCode = callerExitCode;
   }
 }
