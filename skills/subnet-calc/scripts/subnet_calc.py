@@ -154,10 +154,10 @@ def read_list(arguments, key, example):
 def run_contains(arguments):
     network, _ = parse_network("network", arguments.get("network"))
     items = read_list(arguments, "addresses", '["192.168.1.20", "10.0.0.0/24"]')
+    candidates = [(item, parse_network("address", item)[0]) for item in items]
     print("Network: %s" % network)
     inside = 0
-    for item in items:
-        candidate, _ = parse_network("address", item)
+    for item, candidate in candidates:
         if candidate.version != network.version:
             verdict = "outside (IPv%d, the network is IPv%d)" % (candidate.version, network.version)
         elif candidate.subnet_of(network):
