@@ -1,15 +1,21 @@
-import { lstat, readFile } from "node:fs/promises";
+import { lstat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { resolveFolders } from "../core/folders.js";
 import { builtinSkillsFolder } from "../core/package-root.js";
 import { hashSkillFolder } from "../skill/content-hash.js";
 import { loadSkillText } from "../skill/load-skill.js";
-import { SKILL_FILE } from "../skill/read-skill-file.js";
+import { readSkillFileText, SKILL_FILE } from "../skill/read-skill-file.js";
 import { type BuiltinSkill, readBuiltins } from "./builtins.js";
 import { makeFolder, syncTree } from "./durable-fs.js";
-import { BuiltinReadOnlyError, SkillNotFoundError, StoreArgumentError, StoreCorruptError } from "./errors.js";
+import {
+  BuiltinReadOnlyError,
+  SkillInvalidError,
+  SkillNotFoundError,
+  StoreArgumentError,
+  StoreCorruptError,
+} from "./errors.js";
 import { readOneFile } from "./file-sets.js";
-import { checkFolderLimits, checkSkillFolder } from "./folder-check.js";
+import { checkSkillFolder } from "./folder-check.js";
 import {
   type IndexEntry,
   readIndex,
@@ -313,10 +319,16 @@ async function readSkill(
   } catch {
     throw new SkillNotFoundError("skill", base.name);
   }
-  const { files } = await checkFolderLimits(folder);
+  // One walk for the file list and the hash, so they describe the same files; a file added
+  // by hand is listed (and changes the hash) rather than making the skill unreadable.
   const hashed = hashSkillFolder(folder);
   if (hashed.hash === undefined) throw new StoreCorruptError(folder, "the folder cannot be hashed");
-  const skillFile = await readFile(join(folder, SKILL_FILE), "utf8");
+  const files = hashed.entries
+    .filter((entry) => entry.kind === "file")
+    .map((entry) => ({ path: entry.path, size: entry.size }));
+  const read = readSkillFileText(join(folder, SKILL_FILE));
+  if (!read.ok) throw new SkillInvalidError(base.name, [read.diagnostic]);
+  const skillFile = read.text;
   const description = loadSkillText(skillFile, folder, { source: base.source }).skill?.description ?? "";
   return {
     ...base,

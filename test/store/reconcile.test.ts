@@ -59,6 +59,17 @@ describe("reconcile at open: reports, never deletes", () => {
     expect(await store.reconcile()).toEqual([]);
   });
 
+  it("a hidden file added by hand is listed by get, but the skill cannot be enabled until it goes", async () => {
+    const { store, data } = await openTestStore();
+    await store.create("finder", { "SKILL.md": skillMd("finder") });
+    writeFileSync(join(data, "skills", "finder", ".DS_Store"), "finder metadata");
+    const skill = await store.get("finder");
+    expect(skill.files.map((file) => file.path)).toEqual([".DS_Store", "SKILL.md"]);
+    await refusal(() => store.enable("finder", { hash: skill.hash }), "path_not_allowed");
+    rmSync(join(data, "skills", "finder", ".DS_Store"));
+    await store.enable("finder", { hash: (await store.get("finder")).hash });
+  });
+
   it("reports a stored skill whose SKILL.md was broken by hand", async () => {
     const { store, data } = await openTestStore();
     await store.create("fragile", { "SKILL.md": skillMd("fragile") });
