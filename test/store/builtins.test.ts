@@ -31,6 +31,17 @@ describe("built-in skills", () => {
     expect(Buffer.from(await store.readFile(BUILTIN, "scripts/help.py")).toString()).toBe("print('help')\n");
   });
 
+  it("default to the package's skills/ folder, and every shipped one loads and can be duplicated", async () => {
+    const store = await Store.open({ dataFolder: temporaryFolder(), lockStaleMs: 2_000 });
+    expect(store.report.builtinDiagnostics).toEqual([]);
+    const shipped = (await store.list()).filter((skill) => skill.source === "builtin");
+    expect(shipped.map((skill) => skill.name)).toContain("skill-authoring");
+    for (const skill of shipped) {
+      const copy = await store.duplicate(skill.name, `copy-of-${skill.name}`);
+      expect(copy.diagnostics, skill.name).toEqual([]);
+    }
+  });
+
   it("are present in a store that was never written and are not in index.json", async () => {
     const { store, data } = await openTestStore();
     await store.create("mine", { "SKILL.md": skillMd("mine") });
