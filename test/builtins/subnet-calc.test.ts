@@ -178,6 +178,7 @@ describe("subnet-calc summarize", () => {
   it("notes a network written with host bits", () => {
     const result = run({ operation: "summarize", networks: ["10.0.0.7/24"] });
     expect(outputLines(result)[0]).toBe("Note: 10.0.0.7/24 has host bits set; read as 10.0.0.0/24");
+    expect(outputLines(result)[1]).toBe("IPv4: 1 network collapses to 1:");
   });
 });
 

@@ -206,8 +206,8 @@ def run_split(arguments):
 def run_summarize(arguments):
     items = read_list(arguments, "networks", '["192.168.0.0/24", "192.168.1.0/24"]')
     by_version = {4: [], 6: []}
-    for item in items:
-        network, host = parse_network("network", item)
+    parsed = [(item, parse_network("network", item)) for item in items]
+    for item, (network, host) in parsed:
         if host is not None:
             print("Note: %s has host bits set; read as %s" % (item.strip(), network))
         by_version[network.version].append(network)
@@ -216,8 +216,9 @@ def run_summarize(arguments):
             continue
         ordered = sorted(set(networks))
         collapsed = list(ipaddress.collapse_addresses(ordered))
-        print("IPv%d: %d network%s collapse to %d:" % (version, len(networks), "" if len(networks) == 1 else "s",
-                                                      len(collapsed)))
+        one = len(networks) == 1
+        print("IPv%d: %d network%s collapse%s to %d:" % (version, len(networks), "" if one else "s",
+                                                        "s" if one else "", len(collapsed)))
         for network in collapsed:
             print("  %s" % network)
         report_overlaps(ordered, len(networks) - len(ordered))
