@@ -29,6 +29,20 @@ export type ExplainResult =
   | { readonly found: false; readonly candidates: readonly string[] };
 
 /**
+ * The decision that counts for a name: the one not shadowed, preferring one that loaded
+ * (registered, display-only or disabled) over a rejected one, and a later source over an
+ * earlier one; when every decision is a rejection, the last.
+ */
+function decisionInEffect(all: readonly SkillDecision[]): SkillDecision {
+  const standing = all.filter((item) => item.decision !== "shadowed" && item.decision !== "rejected");
+  return (
+    standing.at(-1) ??
+    all.filter((item) => item.decision !== "shadowed").at(-1) ??
+    (all.at(-1) as SkillDecision)
+  );
+}
+
+/**
  * Explains the skill named (or uniquely prefixed / contained) by `query` among every
  * decision discovery made, registered or not.
  */
@@ -38,20 +52,24 @@ export function explainSkill(result: DiscoveryResult, query: string): ExplainRes
   if (lookup.match === undefined) return { found: false, candidates: lookup.candidates };
   const name = lookup.match.name;
   const all = result.decisions.filter((decision) => decision.name === name);
-  const decision = all.find((item) => item.decision !== "shadowed") ?? (all[all.length - 1] as SkillDecision);
+  const decision = decisionInEffect(all);
   const loaded = decision.skill;
-  const directory = dirname(decision.location);
+  // A skill a caller passed in may have no folder; a folder that escaped its root is not read.
+  const directory = loaded !== undefined ? loaded.directory : dirname(decision.location);
   const hashed =
-    decision.decision === "rejected" && decision.reasons.some((reason) => reason.code === "path_not_allowed")
+    directory === undefined ||
+    (decision.decision === "rejected" &&
+      decision.reasons.some((reason) => reason.code === "path_not_allowed"))
       ? undefined
       : hashSkillFolder(directory);
   const governance = loaded?.governance;
-  const scripts = governance
-    ? listSkillScripts(directory).map((script) => ({
-        ...script,
-        schema: effectiveSchema(governance.parametersSchema, governance.execution, script.path),
-      }))
-    : [];
+  const scripts =
+    governance && directory !== undefined
+      ? listSkillScripts(directory).map((script) => ({
+          ...script,
+          schema: effectiveSchema(governance.parametersSchema, governance.execution, script.path),
+        }))
+      : [];
   return {
     found: true,
     explanation: {
