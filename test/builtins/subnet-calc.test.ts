@@ -221,6 +221,7 @@ describe("subnet-calc refuses bad arguments", () => {
       { operation: "summarize", networks: "10.0.0.0/8" },
       "ERROR: networks must be a non-empty list of strings",
     ],
+    [{ operation: "summarize", networks: ["10.0.0.7/24", "bad"] }, 'ERROR: network "bad" is not a network'],
     [
       { operation: "summarize", networks: Array.from({ length: 1001 }, () => "10.0.0.0/8") },
       "ERROR: networks has 1001 items; the limit is 1000",
