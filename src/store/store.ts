@@ -115,6 +115,20 @@ export class Store {
     return result.sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
   }
 
+  /**
+   * The skills that may be offered, with their folders, for a catalog source: every
+   * built-in and every enabled stored skill. The hash is the recorded one; whoever runs a
+   * script verifies it against the folder first.
+   */
+  async enabledSkills(): Promise<(StoreSkillSummary & { readonly folder: string })[]> {
+    return (await this.list())
+      .filter((skill) => skill.enabled)
+      .map((skill) => ({
+        ...skill,
+        folder: this.#builtins.get(skill.name)?.folder ?? join(this.folder, skill.name),
+      }));
+  }
+
   /** One skill: state, SKILL.md, files and its current hash, read under the lock so they belong together. */
   async get(name: string): Promise<StoreSkill> {
     checkSkillName(name);

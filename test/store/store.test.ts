@@ -55,6 +55,16 @@ describe("Store layout", () => {
     ]);
   });
 
+  it("enabledSkills gives the built-ins and the enabled stored skills with their folders", async () => {
+    const { store, data, builtins } = await openTestStore();
+    await store.create("off", { "SKILL.md": skillMd("off") });
+    await store.create("on", { "SKILL.md": skillMd("on") }, { enabled: true });
+    expect((await store.enabledSkills()).map((skill) => [skill.name, skill.folder])).toEqual([
+      [BUILTIN, join(builtins, BUILTIN)],
+      ["on", join(data, "skills", "on")],
+    ]);
+  });
+
   it("gets a skill with its SKILL.md, files and current hash", async () => {
     const { store } = await openTestStore();
     const created = await store.create("notes", { "SKILL.md": skillMd("notes"), "assets/a.txt": "a" });
