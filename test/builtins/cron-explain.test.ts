@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { outputLines, runScript, type ScriptRun } from "./run-script.js";
+import { byMessage, outputLines, runScript, type ScriptRun } from "./run-script.js";
 
 const SCRIPT = "scripts/cron_explain.py";
 const START = "2025-01-06T08:00:00Z"; // a Monday
@@ -171,19 +171,21 @@ describe("cron-explain refuses bad expressions and arguments", () => {
     expect(result.stdout.startsWith(message), result.stdout).toBe(true);
   });
 
-  it.each([
-    [{ expression: "" }, 'ERROR: expression must be a cron expression such as "*/15 9-17 * * 1-5"'],
-    [{ expression: 5 }, 'ERROR: expression must be a cron expression such as "*/15 9-17 * * 1-5"'],
-    [{ expression: "* ".repeat(300) }, "ERROR: expression is longer than 500 characters"],
-    [{ expression: "* * * * *", count: 101 }, "ERROR: count must be a whole number from 0 to 100"],
-    [{ expression: "* * * * *", count: 2.5 }, "ERROR: count must be a whole number from 0 to 100"],
-    [{ expression: "* * * * *", start: "yesterday" }, 'ERROR: start "yesterday" is not an ISO 8601 time'],
-    [{ expression: "* * * * *", timezone: "Mars/Olympus" }, 'ERROR: unknown timezone "Mars/Olympus"'],
-    [
-      { expression: "* * * * *", timezone: "" },
-      'ERROR: timezone must be an IANA name such as "Europe/Berlin"',
-    ],
-  ])("%j", (args, message) => {
+  it.each(
+    byMessage([
+      [{ expression: "" }, 'ERROR: expression must be a cron expression such as "*/15 9-17 * * 1-5"'],
+      [{ expression: 5 }, 'ERROR: expression must be a cron expression such as "*/15 9-17 * * 1-5"'],
+      [{ expression: "* ".repeat(300) }, "ERROR: expression is longer than 500 characters"],
+      [{ expression: "* * * * *", count: 101 }, "ERROR: count must be a whole number from 0 to 100"],
+      [{ expression: "* * * * *", count: 2.5 }, "ERROR: count must be a whole number from 0 to 100"],
+      [{ expression: "* * * * *", start: "yesterday" }, 'ERROR: start "yesterday" is not an ISO 8601 time'],
+      [{ expression: "* * * * *", timezone: "Mars/Olympus" }, 'ERROR: unknown timezone "Mars/Olympus"'],
+      [
+        { expression: "* * * * *", timezone: "" },
+        'ERROR: timezone must be an IANA name such as "Europe/Berlin"',
+      ],
+    ]),
+  )("%s", (message, args) => {
     const result = run(args);
     expect(result.status).toBe(2);
     expect(result.stdout.startsWith(message), result.stdout).toBe(true);

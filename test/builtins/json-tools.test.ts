@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { outputLines, runScript, type ScriptRun } from "./run-script.js";
+import { byMessage, outputLines, runScript, type ScriptRun } from "./run-script.js";
 
 const SCRIPT = "scripts/json_tools.py";
 
@@ -143,37 +143,39 @@ describe("json-tools diff", () => {
 });
 
 describe("json-tools refuses bad arguments", () => {
-  it.each([
-    [
-      { operation: "sort", document: "{}" },
-      'ERROR: operation must be one of validate, format, query, diff (got "sort")',
-    ],
-    [{ operation: "format" }, "ERROR: format needs document, the JSON text to work on"],
-    [
-      { operation: "validate", document: { a: 1 } },
-      "ERROR: validate needs document as JSON text (a string), not an object",
-    ],
-    [
-      { operation: "format", document: 5 },
-      "ERROR: document must be JSON text (a string) or an object or array, not a number",
-    ],
-    [
-      { operation: "format", document: "{'a': 1}" },
-      "ERROR: document is not valid JSON: Expecting property name",
-    ],
-    [{ operation: "query", document: "{}" }, 'ERROR: query needs path, a string such as "items[0].name"'],
-    [{ operation: "diff", document: "{}" }, "ERROR: diff needs other, the second document"],
-    [{ operation: "diff", document: "{}", other: "[" }, "ERROR: other is not valid JSON"],
-    [
-      { operation: "format", document: "{}", indent: 9 },
-      "ERROR: indent must be a whole number from 0 (compact) to 8",
-    ],
-    [
-      { operation: "format", document: "{}", indent: true },
-      "ERROR: indent must be a whole number from 0 (compact) to 8",
-    ],
-    [{ operation: "format", document: "{}", sort_keys: "yes" }, "ERROR: sort_keys must be true or false"],
-  ])("%j", (args, message) => {
+  it.each(
+    byMessage([
+      [
+        { operation: "sort", document: "{}" },
+        'ERROR: operation must be one of validate, format, query, diff (got "sort")',
+      ],
+      [{ operation: "format" }, "ERROR: format needs document, the JSON text to work on"],
+      [
+        { operation: "validate", document: { a: 1 } },
+        "ERROR: validate needs document as JSON text (a string), not an object",
+      ],
+      [
+        { operation: "format", document: 5 },
+        "ERROR: document must be JSON text (a string) or an object or array, not a number",
+      ],
+      [
+        { operation: "format", document: "{'a': 1}" },
+        "ERROR: document is not valid JSON: Expecting property name",
+      ],
+      [{ operation: "query", document: "{}" }, 'ERROR: query needs path, a string such as "items[0].name"'],
+      [{ operation: "diff", document: "{}" }, "ERROR: diff needs other, the second document"],
+      [{ operation: "diff", document: "{}", other: "[" }, "ERROR: other is not valid JSON"],
+      [
+        { operation: "format", document: "{}", indent: 9 },
+        "ERROR: indent must be a whole number from 0 (compact) to 8",
+      ],
+      [
+        { operation: "format", document: "{}", indent: true },
+        "ERROR: indent must be a whole number from 0 (compact) to 8",
+      ],
+      [{ operation: "format", document: "{}", sort_keys: "yes" }, "ERROR: sort_keys must be true or false"],
+    ]),
+  )("%s", (message, args) => {
     const result = run(args);
     expect(result.status).toBe(2);
     expect(result.stdout.startsWith(message), result.stdout).toBe(true);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { outputLines, runScript, type ScriptRun } from "./run-script.js";
+import { byMessage, outputLines, runScript, type ScriptRun } from "./run-script.js";
 
 const SCRIPT = "scripts/regex_lab.py";
 
@@ -109,50 +109,55 @@ describe("regex-lab stops a pattern that backtracks catastrophically", () => {
 });
 
 describe("regex-lab refuses bad arguments", () => {
-  it.each([
-    [
-      { pattern: "(", lines: ["x"] },
-      "ERROR: pattern does not compile: missing ), unterminated subpattern at position 0",
-    ],
-    [
-      { pattern: "(?<year>\\d+)", lines: ["1"] },
-      "ERROR: pattern does not compile: unknown extension ?<y at position 1. Python writes named groups as (?P<name>...)",
-    ],
-    [
-      { pattern: "(?P<a>x)\\k<a>", lines: ["xx"] },
-      "ERROR: pattern does not compile: bad escape \\k at position 8. Python refers back to a named group with (?P=name), not \\k<name>",
-    ],
-    [{ pattern: "", lines: ["x"] }, "ERROR: pattern must be a non-empty string"],
-    [{ pattern: "a".repeat(2001), lines: ["x"] }, "ERROR: pattern is longer than 2000 characters"],
-    [
-      { pattern: "a", lines: ["a"], flags: "g" },
-      'ERROR: flags must be a string of the letters i, m, s, x and a, such as "im" (g is not needed',
-    ],
-    [{ pattern: "a", lines: ["a"], flags: ["i"] }, "ERROR: flags must be a string of the letters"],
-    [
-      { pattern: "a" },
-      "ERROR: send exactly one of lines (a list of strings, each matched on its own) or text (one string)",
-    ],
-    [{ pattern: "a", lines: ["a"], text: "a" }, "ERROR: send exactly one of lines"],
-    [{ pattern: "a", lines: [] }, "ERROR: lines is empty; send at least one sample line"],
-    [{ pattern: "a", lines: ["a", 1] }, "ERROR: lines must be a list of strings"],
-    [
-      { pattern: "a", lines: Array.from({ length: 1001 }, () => "a") },
-      "ERROR: lines has 1001 items; the limit is 1000",
-    ],
-    [{ pattern: "a", lines: ["a".repeat(10_001)] }, "ERROR: line 1 is longer than 10000 characters"],
-    [{ pattern: "a", text: "a".repeat(100_001) }, "ERROR: text is longer than 100000 characters"],
-    [{ pattern: "a", lines: ["a"], mode: "findall" }, "ERROR: mode must be one of search, match, fullmatch"],
-    [{ pattern: "a", lines: ["a"], replacement: 3 }, "ERROR: replacement must be a string"],
-    [
-      { pattern: "a", lines: ["a"], max_matches: 0 },
-      "ERROR: max_matches must be a whole number from 1 to 1000",
-    ],
-    [
-      { pattern: "a", lines: ["a"], time_limit_ms: 60_000 },
-      "ERROR: time_limit_ms must be a whole number from 100 to 10000",
-    ],
-  ])("%j", (args, message) => {
+  it.each(
+    byMessage([
+      [
+        { pattern: "(", lines: ["x"] },
+        "ERROR: pattern does not compile: missing ), unterminated subpattern at position 0",
+      ],
+      [
+        { pattern: "(?<year>\\d+)", lines: ["1"] },
+        "ERROR: pattern does not compile: unknown extension ?<y at position 1. Python writes named groups as (?P<name>...)",
+      ],
+      [
+        { pattern: "(?P<a>x)\\k<a>", lines: ["xx"] },
+        "ERROR: pattern does not compile: bad escape \\k at position 8. Python refers back to a named group with (?P=name), not \\k<name>",
+      ],
+      [{ pattern: "", lines: ["x"] }, "ERROR: pattern must be a non-empty string"],
+      [{ pattern: "a".repeat(2001), lines: ["x"] }, "ERROR: pattern is longer than 2000 characters"],
+      [
+        { pattern: "a", lines: ["a"], flags: "g" },
+        'ERROR: flags must be a string of the letters i, m, s, x and a, such as "im" (g is not needed',
+      ],
+      [{ pattern: "a", lines: ["a"], flags: ["i"] }, "ERROR: flags must be a string of the letters"],
+      [
+        { pattern: "a" },
+        "ERROR: send exactly one of lines (a list of strings, each matched on its own) or text (one string)",
+      ],
+      [{ pattern: "a", lines: ["a"], text: "a" }, "ERROR: send exactly one of lines"],
+      [{ pattern: "a", lines: [] }, "ERROR: lines is empty; send at least one sample line"],
+      [{ pattern: "a", lines: ["a", 1] }, "ERROR: lines must be a list of strings"],
+      [
+        { pattern: "a", lines: Array.from({ length: 1001 }, () => "a") },
+        "ERROR: lines has 1001 items; the limit is 1000",
+      ],
+      [{ pattern: "a", lines: ["a".repeat(10_001)] }, "ERROR: line 1 is longer than 10000 characters"],
+      [{ pattern: "a", text: "a".repeat(100_001) }, "ERROR: text is longer than 100000 characters"],
+      [
+        { pattern: "a", lines: ["a"], mode: "findall" },
+        "ERROR: mode must be one of search, match, fullmatch",
+      ],
+      [{ pattern: "a", lines: ["a"], replacement: 3 }, "ERROR: replacement must be a string"],
+      [
+        { pattern: "a", lines: ["a"], max_matches: 0 },
+        "ERROR: max_matches must be a whole number from 1 to 1000",
+      ],
+      [
+        { pattern: "a", lines: ["a"], time_limit_ms: 60_000 },
+        "ERROR: time_limit_ms must be a whole number from 100 to 10000",
+      ],
+    ]),
+  )("%s", (message, args) => {
     const result = run(args);
     expect(result.status).toBe(2);
     expect(result.stdout.startsWith(message), result.stdout).toBe(true);

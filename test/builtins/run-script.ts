@@ -79,3 +79,11 @@ export function runScript(
 export function outputLines(run: ScriptRun): string[] {
   return run.stdout.replace(/\n$/, "").split("\n");
 }
+
+/**
+ * Turns [arguments, expected message] rows into [message, arguments] rows, so a table is
+ * titled by the message it expects and large arguments stay out of test names.
+ */
+export function byMessage<Args>(rows: readonly (readonly [Args, string])[]): [string, Args][] {
+  return rows.map(([args, message]) => [message, args]);
+}

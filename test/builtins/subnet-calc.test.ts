@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { outputLines, runScript, type ScriptRun } from "./run-script.js";
+import { byMessage, outputLines, runScript, type ScriptRun } from "./run-script.js";
 
 const SCRIPT = "scripts/subnet_calc.py";
 
@@ -183,50 +183,55 @@ describe("subnet-calc summarize", () => {
 });
 
 describe("subnet-calc refuses bad arguments", () => {
-  it.each([
-    [{ operation: "calc" }, 'ERROR: operation must be one of info, contains, split, summarize (got "calc")'],
-    [{ operation: "info" }, 'ERROR: network must be a network such as "192.168.1.0/24" or "fd00::/64"'],
-    [{ operation: "info", network: "192.168.1.0/33" }, 'ERROR: network "192.168.1.0/33" is not a network'],
-    [{ operation: "info", network: "300.1.1.1" }, 'ERROR: network "300.1.1.1" is not a network'],
-    [{ operation: "info", network: "example.com" }, 'ERROR: network "example.com" is not a network'],
-    [
-      { operation: "contains", network: "10.0.0.0/8" },
-      "ERROR: addresses must be a non-empty list of strings",
-    ],
-    [
-      { operation: "contains", network: "10.0.0.0/8", addresses: ["x"] },
-      'ERROR: address "x" is not a network',
-    ],
-    [
-      { operation: "split", network: "10.0.0.0/24" },
-      "ERROR: split needs exactly one of new_prefix (such as 26) or subnets",
-    ],
-    [
-      { operation: "split", network: "10.0.0.0/24", new_prefix: 26, subnets: 4 },
-      "ERROR: split needs exactly one of",
-    ],
-    [
-      { operation: "split", network: "10.0.0.0/24", new_prefix: 20 },
-      "ERROR: the new prefix must be longer than /24 and at most /32 (got /20)",
-    ],
-    [
-      { operation: "split", network: "10.0.0.0/24", subnets: 0 },
-      "ERROR: subnets must be a whole number of 1 or more",
-    ],
-    [
-      { operation: "split", network: "10.0.0.0/24", subnets: 512 },
-      "ERROR: the new prefix must be longer than /24 and at most /32 (got /33)",
-    ],
-    [
-      { operation: "summarize", networks: "10.0.0.0/8" },
-      "ERROR: networks must be a non-empty list of strings",
-    ],
-    [{ operation: "summarize", networks: ["10.0.0.7/24", "bad"] }, 'ERROR: network "bad" is not a network'],
-    [
-      { operation: "summarize", networks: Array.from({ length: 1001 }, () => "10.0.0.0/8") },
-      "ERROR: networks has 1001 items; the limit is 1000",
-    ],
-  ])("%j", (args, message) => {
+  it.each(
+    byMessage([
+      [
+        { operation: "calc" },
+        'ERROR: operation must be one of info, contains, split, summarize (got "calc")',
+      ],
+      [{ operation: "info" }, 'ERROR: network must be a network such as "192.168.1.0/24" or "fd00::/64"'],
+      [{ operation: "info", network: "192.168.1.0/33" }, 'ERROR: network "192.168.1.0/33" is not a network'],
+      [{ operation: "info", network: "300.1.1.1" }, 'ERROR: network "300.1.1.1" is not a network'],
+      [{ operation: "info", network: "example.com" }, 'ERROR: network "example.com" is not a network'],
+      [
+        { operation: "contains", network: "10.0.0.0/8" },
+        "ERROR: addresses must be a non-empty list of strings",
+      ],
+      [
+        { operation: "contains", network: "10.0.0.0/8", addresses: ["x"] },
+        'ERROR: address "x" is not a network',
+      ],
+      [
+        { operation: "split", network: "10.0.0.0/24" },
+        "ERROR: split needs exactly one of new_prefix (such as 26) or subnets",
+      ],
+      [
+        { operation: "split", network: "10.0.0.0/24", new_prefix: 26, subnets: 4 },
+        "ERROR: split needs exactly one of",
+      ],
+      [
+        { operation: "split", network: "10.0.0.0/24", new_prefix: 20 },
+        "ERROR: the new prefix must be longer than /24 and at most /32 (got /20)",
+      ],
+      [
+        { operation: "split", network: "10.0.0.0/24", subnets: 0 },
+        "ERROR: subnets must be a whole number of 1 or more",
+      ],
+      [
+        { operation: "split", network: "10.0.0.0/24", subnets: 512 },
+        "ERROR: the new prefix must be longer than /24 and at most /32 (got /33)",
+      ],
+      [
+        { operation: "summarize", networks: "10.0.0.0/8" },
+        "ERROR: networks must be a non-empty list of strings",
+      ],
+      [{ operation: "summarize", networks: ["10.0.0.7/24", "bad"] }, 'ERROR: network "bad" is not a network'],
+      [
+        { operation: "summarize", networks: Array.from({ length: 1001 }, () => "10.0.0.0/8") },
+        "ERROR: networks has 1001 items; the limit is 1000",
+      ],
+    ]),
+  )("%s", (message, args) => {
     const result = run(args);
     expect(result.status).toBe(2);
     expect(result.stdout.startsWith(message), result.stdout).toBe(true);

@@ -5,7 +5,8 @@
 // SKILLGATE_SKILL_ARGS environment variable). Bad arguments print a line starting with
 // "ERROR:" and exit 2. Nothing is written to disk and nothing uses the network.
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readSync } from "node:fs";
+import { isatty } from "node:tty";
 
 const MAX_INPUT_BYTES = 2 * 1024 * 1024;
 const MAX_TEXT = 1024 * 1024;
@@ -21,18 +22,37 @@ function fail(message) {
   process.exit(2);
 }
 
-function readArguments() {
-  let text = "";
-  if (!process.stdin.isTTY) {
-    let raw = Buffer.alloc(0);
+/**
+ * Reads all of stdin without touching process.stdin, which would switch fd 0 to
+ * non-blocking mode and make a read race the writer. A closed or absent stdin reads as empty.
+ */
+function readStdin() {
+  if (isatty(0)) return Buffer.alloc(0);
+  const chunks = [];
+  const buffer = Buffer.alloc(64 * 1024);
+  let total = 0;
+  for (;;) {
+    let count;
     try {
-      raw = readFileSync(0);
-    } catch {
-      // No readable stdin (closed or absent): fall back to the environment variable.
+      count = readSync(0, buffer, 0, buffer.length, null);
+    } catch (error) {
+      if (error.code === "EAGAIN") {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+        continue;
+      }
+      if (error.code === "EOF") break;
+      return Buffer.alloc(0);
     }
-    if (raw.length > MAX_INPUT_BYTES) fail(`arguments are larger than ${MAX_INPUT_BYTES} bytes`);
-    text = new TextDecoder("utf-8", { fatal: false }).decode(raw);
+    if (count === 0) break;
+    total += count;
+    if (total > MAX_INPUT_BYTES) fail(`arguments are larger than ${MAX_INPUT_BYTES} bytes`);
+    chunks.push(Buffer.from(buffer.subarray(0, count)));
   }
+  return Buffer.concat(chunks);
+}
+
+function readArguments() {
+  let text = new TextDecoder("utf-8", { fatal: false }).decode(readStdin());
   if (text.trim() === "") text = process.env.SKILLGATE_SKILL_ARGS ?? "";
   if (text.trim() === "") fail('no arguments; send a JSON object such as {"operation": "hash", "text": "hello"}');
   let value;
