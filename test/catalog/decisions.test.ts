@@ -262,6 +262,21 @@ describe("decisions: shadowing follows precedence", () => {
 });
 
 describe("decisions: seed 004 verification matrix (discovery rows)", () => {
+  it("a symlinked folder whose real path stays inside an allowed root is followed and registered", () => {
+    const { tree, folders, skills } = project();
+    const user = join(folders.home, ".agents", "skills");
+    writeSkill(user, "shared-tool");
+    writeSkill(join(skills, ".versions"), "pinned");
+    mkdirSync(skills, { recursive: true });
+    symlinkSync(join(user, "shared-tool"), join(skills, "shared-tool"));
+    symlinkSync(join(skills, ".versions", "pinned"), join(skills, "pinned"));
+    const result = discover(tree);
+    expect(decisionOf(result, "pinned").decision).toBe("registered");
+    expect(decisionOf(result, "pinned").location).toBe(join(skills, "pinned", "SKILL.md"));
+    expect(decisionOf(result, "shared-tool", "project").decision).toBe("registered");
+    expect(decisionOf(result, "shared-tool", "user").decision).toBe("shadowed");
+  });
+
   it("a trusted skill in an approved folder is registered", () => {
     const { tree, folders } = project();
     writeSkill(join(folders.home, ".agents", "skills"), "code-review", {
