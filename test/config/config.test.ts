@@ -1,5 +1,6 @@
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { CONFIG_FILE, DEFAULT_CONFIG, loadConfig, parseConfig } from "../../src/config/config.js";
 import { InvalidConfigError, isSkillgateError } from "../../src/core/errors.js";
@@ -157,5 +158,20 @@ describe("parseConfig", () => {
       // expected: unknown keys
     }
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe("the documented example", () => {
+  it("the configuration shown in docs/skills.md parses", () => {
+    const docs = readFileSync(
+      join(dirname(fileURLToPath(import.meta.url)), "..", "..", "docs", "skills.md"),
+      "utf8",
+    );
+    const section = docs.slice(docs.indexOf("## Configuration"));
+    const example = /```yaml\n([\s\S]*?)```/.exec(section)?.[1];
+    expect(example).toBeDefined();
+    const config = parseConfig(example ?? "", "docs/skills.md");
+    expect(config.skills.packages).toEqual(["@acme/ops-skills"]);
+    expect(config.index.budget).toBe(8000);
   });
 });
