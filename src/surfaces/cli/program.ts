@@ -81,7 +81,9 @@ export async function runCli(argv: readonly string[], output: CliOutput = proces
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.code === "commander.helpDisplayed" || error.code === "commander.version") return 0;
-      // Help printed because no command was given is a usage error.
+      // `skillgate help [command]` asked for help; help printed because no command was given
+      // (commander's exit code 1) is a usage error.
+      if (error.code === "commander.help" && error.exitCode === 0) return 0;
       return 2;
     }
     if (isSkillgateError(error)) {

@@ -43,6 +43,10 @@ describe("CLI errors", () => {
     const commandHelp = await runCaptured(["index", "--help"]);
     expect(commandHelp.code).toBe(0);
     expect(commandHelp.out).toContain("--budget <chars>");
+    const helpCommand = await runCaptured(["help", "index"]);
+    expect(helpCommand.code).toBe(0);
+    expect(helpCommand.out).toContain("--budget <chars>");
+    expect((await runCaptured(["help"])).code).toBe(0);
   });
 
   it.each([["list"], ["explain", "x"], ["index"], ["search", "x"], ["paths"]])(
