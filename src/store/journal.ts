@@ -46,6 +46,16 @@ interface JournalRecord {
   readonly trash?: string;
 }
 
+/**
+ * The points of a folder change, in order: the journal is on disk; the old folder is in
+ * `.trash/` (replace, delete); the new folder is in place (create, replace); index.json is
+ * written. A crash between any two of them is recovered from the journal.
+ */
+export type ChangeStep = "journal_written" | "moved_aside" | "moved_in" | "committed";
+
+/** Called after each {@link ChangeStep}: for tracing, and for crash tests that stop a process there. */
+export type ChangeStepObserver = (step: ChangeStep, change: FolderChange) => void;
+
 /** What recovery did with a journal it found. */
 export interface JournalRecovery {
   readonly outcome: "finished" | "rolled_back";
@@ -65,6 +75,7 @@ export async function applyFolderChange(
   change: FolderChange,
   revision: number,
   commit: () => Promise<void>,
+  onStep: ChangeStepObserver = () => undefined,
 ): Promise<void> {
   const record: JournalRecord = {
     version: 1,
@@ -76,11 +87,19 @@ export async function applyFolderChange(
   };
   await makeFolder(join(store, TRASH_FOLDER));
   await writeFileAtomically(join(store, JOURNAL_FILE), `${JSON.stringify(record)}\n`);
+  onStep("journal_written", change);
   const live = join(store, change.name);
   try {
-    if (record.trash !== undefined) await renameDurably(live, join(store, TRASH_FOLDER, record.trash));
-    if (change.kind !== "delete") await renameDurably(change.staged, live);
+    if (record.trash !== undefined) {
+      await renameDurably(live, join(store, TRASH_FOLDER, record.trash));
+      onStep("moved_aside", change);
+    }
+    if (change.kind !== "delete") {
+      await renameDurably(change.staged, live);
+      onStep("moved_in", change);
+    }
     await commit();
+    onStep("committed", change);
   } catch (error) {
     // The commit may have reached the disk before the failure: index.json decides.
     const onDisk = await readIndex(store).then(

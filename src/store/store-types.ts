@@ -1,9 +1,12 @@
 import type { Diagnostic } from "../core/diagnostics.js";
 import type { CheckedFile } from "./folder-check.js";
 import type { StoreSource } from "./index-file.js";
+import type { ChangeStepObserver } from "./journal.js";
 import type { ReconcileFinding } from "./reconcile.js";
 
 /** The options and results of the store's public methods (see `Store` in store.ts). */
+
+export type { ChangeStep, ChangeStepObserver, FolderChange } from "./journal.js";
 
 /** How to open a store. Every field is optional. */
 export interface StoreOptions {
@@ -20,6 +23,12 @@ export interface StoreOptions {
   readonly lockStaleMs?: number;
   /** How long a write waits for the lock before `store_busy` (default 60000). */
   readonly lockWaitMs?: number;
+  /**
+   * Called after each step of a folder change (journal written, old folder moved aside, new
+   * folder moved in, index.json committed): for tracing, and for crash tests that kill the
+   * process at an exact step. It must not throw.
+   */
+  readonly onChangeStep?: ChangeStepObserver;
 }
 
 /** What opening the store found: leftovers it cleaned up and disagreements it only reports. */

@@ -15,6 +15,7 @@ import {
 import { checkFileSetLimits, checkTextFiles, type FileSet, readFileSet, writeFileSet } from "./file-sets.js";
 import { type CheckedFolder, checkSkillFolder } from "./folder-check.js";
 import {
+  INDEX_FILE,
   INDEX_VERSION,
   type IndexEntry,
   readIndex,
@@ -24,7 +25,13 @@ import {
   writeIndexFile,
   writeRevisionFile,
 } from "./index-file.js";
-import { applyFolderChange, type FolderChange, recoverJournal, TRASH_FOLDER } from "./journal.js";
+import {
+  applyFolderChange,
+  type ChangeStepObserver,
+  type FolderChange,
+  recoverJournal,
+  TRASH_FOLDER,
+} from "./journal.js";
 import { MAX_SKILLS } from "./limits.js";
 import { type LockTiming, withStoreLock } from "./lock.js";
 import { checkRelativePath } from "./paths.js";
@@ -51,6 +58,7 @@ export class StoreWriter {
     private readonly folder: string,
     private readonly timing: LockTiming,
     private readonly now: () => Date,
+    private readonly onStep: ChangeStepObserver = () => undefined,
   ) {}
 
   /** Runs `work` under the lock, after recovering an interrupted change and removing leftovers. */
@@ -275,8 +283,12 @@ export class StoreWriter {
   }
 
   async #commit(change: FolderChange, nextIndex: StoreIndex): Promise<void> {
-    await applyFolderChange(this.folder, change, nextIndex.revision, () =>
-      writeIndexFile(this.folder, nextIndex),
+    await applyFolderChange(
+      this.folder,
+      change,
+      nextIndex.revision,
+      () => writeIndexFile(this.folder, nextIndex),
+      this.onStep,
     );
     await writeRevisionFile(this.folder, nextIndex.revision).catch(() => undefined);
   }
@@ -295,6 +307,9 @@ export class StoreWriter {
   async #prepare(): Promise<WriteContext> {
     const cleaned: ReconcileFinding[] = [];
     const index = await readIndex(this.folder);
+    // A store that was never written gets an empty index.json, so the file always exists.
+    if (index.revision === 0 && !(await exists(join(this.folder, INDEX_FILE))))
+      await writeIndexFile(this.folder, index);
     const recovery = await recoverJournal(this.folder, index.revision);
     if (recovery !== undefined) {
       cleaned.push({

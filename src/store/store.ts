@@ -83,7 +83,7 @@ export class Store {
       staleMs: options.lockStaleMs ?? DEFAULT_LOCK_STALE_MS,
       waitMs: options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS,
     };
-    const writer = new StoreWriter(folder, timing, options.now ?? (() => new Date()));
+    const writer = new StoreWriter(folder, timing, options.now ?? (() => new Date()), options.onChangeStep);
     const { revision, findings } = await writer.locked(async (context) => ({
       revision: context.index.revision,
       findings: [...context.cleaned, ...(await reconcileFolders(folder, context.index, builtins.skills))],

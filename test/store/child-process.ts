@@ -22,11 +22,11 @@ export interface StoreChild {
 
 /** Starts the store child (see children/store-child.ts) under `node --import tsx`. */
 export function startStoreChild(
-  mode: "churn" | "create",
+  mode: "churn" | "create" | "die",
   data: string,
   builtins: string,
   prefix: string,
-  count: number,
+  count: number | string,
 ): StoreChild {
   const child = spawn(
     process.execPath,

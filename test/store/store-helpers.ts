@@ -43,9 +43,9 @@ export function skillMd(name: string, extra = "", body = "Follow these steps.\n"
 /** The name of the built-in skill every test store has. */
 export const BUILTIN = "helper-builtin";
 
-/** A built-in skills folder holding {@link BUILTIN} with a SKILL.md and a script. */
-export function builtinFolder(): string {
-  const folder = join(temporaryFolder(), "skills");
+/** A built-in skills folder holding {@link BUILTIN} with a SKILL.md and a script, in `parent`. */
+export function builtinFolder(parent: string = temporaryFolder()): string {
+  const folder = join(parent, "skills");
   mkdirSync(join(folder, BUILTIN, "scripts"), { recursive: true });
   writeFileSync(
     join(folder, BUILTIN, "SKILL.md"),

@@ -5,6 +5,9 @@
  * - `churn`: `count` writes of every kind (create, update, enable, disable, duplicate,
  *   delete) on the store's skills.
  * - `create`: creates `count` skills named `<prefix>-<n>`.
+ * - `die`: `<prefix>` is `create`, `replace` or `delete` and `<count>` a change step: it
+ *   applies that change to the skill `victim` and kills itself with SIGKILL right after the
+ *   step; it exits with code 3 if the step never came.
  *
  * After each write it prints `done <n> <revision>` on its own line, so the parent can kill
  * it in the middle of the next write and check what every write returned.
@@ -13,12 +16,27 @@ import { Store } from "../../../src/store/store.js";
 
 const [mode, dataFolder, builtinFolder, prefix, countText] = process.argv.slice(2);
 if (mode === undefined || dataFolder === undefined || builtinFolder === undefined || prefix === undefined) {
-  throw new Error("usage: store-child.ts <churn|create> <data> <builtins> <prefix> <count>");
+  throw new Error("usage: store-child.ts <churn|create|die> <data> <builtins> <prefix> <count>");
 }
 const count = Number(countText ?? "20");
 
 const skillText = (name: string, body: string) =>
   `---\nname: ${name}\ndescription: Written by a child process of the store tests.\n---\n\n${body}\n`;
+
+if (mode === "die") {
+  const store = await Store.open({
+    dataFolder,
+    builtinFolder,
+    lockStaleMs: 2_000,
+    onChangeStep: (step, change) => {
+      if (step === countText && change.name === "victim") process.kill(process.pid, "SIGKILL");
+    },
+  });
+  if (prefix === "create") await store.create("victim", { "SKILL.md": skillText("victim", "New.") });
+  else if (prefix === "replace") await store.updateFile("victim", "a.md", "v2\n");
+  else await store.deleteSkill("victim");
+  process.exit(3);
+}
 
 const store = await Store.open({ dataFolder, builtinFolder, lockStaleMs: 2_000 });
 
