@@ -10,7 +10,9 @@ for (const decision of decisions) {
 }
 
 const index = describeSkillIndex(skills, { budget: 4000 });
-console.log(`\n${index.text}\n\n(${index.listed.length} listed, ${index.unlisted} reachable only through search)`);
+console.log(
+  `\n${index.text}\n\n(${index.listed.length} listed, ${index.unlisted} reachable only through search)`,
+);
 
 const json = find(skills, "json");
 if (json) console.log(`\nfind("json") -> ${json.name}: ${json.text().split("\n")[0]}`);

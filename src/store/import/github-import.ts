@@ -29,6 +29,16 @@ export interface GithubImportOptions {
   readonly userAgent?: string;
   /** Cancels the import; the target is left as it was. */
   readonly signal?: AbortSignal;
+  /** Told when listing ends and after each file arrives, for progress on a terminal. */
+  readonly onProgress?: (progress: ImportProgress) => void;
+}
+
+/** How far an import has got: `listed` once the tree is checked, then one `downloaded` per file. */
+export interface ImportProgress {
+  readonly phase: "listed" | "downloaded";
+  readonly done: number;
+  readonly total: number;
+  readonly bytes: number;
 }
 
 /** What a GitHub import wrote, and from where. */
@@ -76,9 +86,15 @@ export async function importGithubFolder(
   });
   const fileSet = new SkillFileSet(limits);
   const listed = await listFolder(client, address, fileSet, limits, options.maxListingBytes ?? 1024 * 1024);
+  let done = 0;
+  let received = 0;
+  options.onProgress?.({ phase: "listed", done, total: listed.length, bytes: received });
   await downloadAll(listed, options.concurrency ?? 4, async (file) => {
     const bytes = await client.getRaw(contentsPath(address, file.repositoryPath), file.size);
     fileSet.addFile(file.path, bytes);
+    done += 1;
+    received += bytes.length;
+    options.onProgress?.({ phase: "downloaded", done, total: listed.length, bytes: received });
   });
   const rooted = rootSkillFiles(fileSet.files, { allowTopFolder: false });
   await writeSkillFolder(rooted.files, targetFolder);

@@ -5,7 +5,12 @@
  */
 
 export type { UploadSource } from "./bounded-read.js";
-export { type GithubImportOptions, type GithubImportResult, importGithubFolder } from "./github-import.js";
+export {
+  type GithubImportOptions,
+  type GithubImportResult,
+  type ImportProgress,
+  importGithubFolder,
+} from "./github-import.js";
 export { GITHUB_TREE_FORM, type GithubFolderAddress, parseGithubTreeUrl } from "./github-url.js";
 export {
   IMPORT_HTTP_STATUS,
