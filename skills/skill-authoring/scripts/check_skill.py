@@ -89,8 +89,8 @@ def check(arguments):
                        "front matter", "not valid YAML on SKILL.md line %d: %s" % (error.line + 1, error.reason))
         return findings
     except (Unsupported, RecursionError) as error:
-        findings.note("front matter", "uses YAML this checker does not read (%s); `skillgate validate` checks "
-                      "it fully" % error)
+        findings.add("note", "not_checked", "front matter", "uses YAML this checker does not read (%s); run "
+                     "`skillgate validate` to check it" % error)
         return findings
     if data is None:
         data = {}
@@ -111,7 +111,8 @@ def main():
     findings = check(read_arguments())
     counts = {severity: sum(1 for item in findings.items if item[0] == severity)
               for severity in ("error", "warning", "note")}
-    verdict = "FAIL" if counts["error"] else "PASS"
+    unchecked = any(item[1] == "not_checked" for item in findings.items)
+    verdict = "FAIL" if counts["error"] else "INCOMPLETE" if unchecked else "PASS"
     print("%s: %d error%s, %d warning%s, %d note%s" % (
         verdict, counts["error"], "" if counts["error"] == 1 else "s", counts["warning"],
         "" if counts["warning"] == 1 else "s", counts["note"], "" if counts["note"] == 1 else "s"))

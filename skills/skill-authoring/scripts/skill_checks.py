@@ -141,8 +141,9 @@ def check_metadata(data, findings):
             findings.error("invalid_metadata", "metadata.%s" % key, "metadata.%s must be text, not %s%s"
                            % (key, type_name(value), hint))
         if str(key).startswith("lucia."):
-            findings.error("invalid_governance", "metadata.%s" % key,
-                           "skillgate reads skillgate.* keys; rename it to skillgate.%s" % key[6:])
+            findings.warning("foreign_governance_key", "metadata.%s" % key,
+                             "skillgate reads skillgate.* keys and ignores this one; rename it to skillgate.%s"
+                             % key[6:])
         elif str(key).startswith("skillgate.") and key not in KNOWN_SKILLGATE_KEYS:
             close = difflib.get_close_matches(key, sorted(KNOWN_SKILLGATE_KEYS), n=1)
             findings.warning("unknown_governance_key", "metadata.%s" % key, "skillgate does not read %s%s"
