@@ -21,11 +21,12 @@ describe("json-tools validate", () => {
   it("points at a syntax error with its line, column and a caret", () => {
     const result = run({ operation: "validate", document: '{\n  "hosts": ["a", "b",]\n}' });
     expect(result.status).toBe(0);
-    expect(outputLines(result)).toEqual([
-      "INVALID: Expecting value at line 2 column 22",
-      '    "hosts": ["a", "b",]',
-      `${" ".repeat(23)}^`,
-    ]);
+    const [first = "", excerpt, caret = ""] = outputLines(result);
+    // Python 3.13 names the trailing comma (column 21); older versions the bracket after it (column 22).
+    const position = /^INVALID: .+ at line 2 column (2[12])$/.exec(first);
+    expect(position, first).not.toBeNull();
+    expect(excerpt).toBe('    "hosts": ["a", "b",]');
+    expect(caret).toBe(`${" ".repeat(1 + Number(position?.[1]))}^`);
   });
 
   it.each([
