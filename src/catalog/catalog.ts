@@ -3,7 +3,7 @@ import { loadConfig, type SkillgateConfig } from "../config/config.js";
 import { type FolderOptions, type Folders, resolveFolders } from "../core/folders.js";
 import type { Skill } from "../skill/skill.js";
 import { type DiscoveryResult, SkillDiscovery } from "./discover.js";
-import { type SkillFolderSource, skillFolderSources } from "./sources.js";
+import { type SkillFolderSource, type StoreSourceOptions, skillFolderSources } from "./sources.js";
 
 /** Options for {@link createCatalog}. */
 export interface CatalogOptions extends FolderOptions {
@@ -17,6 +17,8 @@ export interface CatalogOptions extends FolderOptions {
   readonly packages?: readonly string[];
   /** Include the built-in skills (default true). */
   readonly builtins?: boolean;
+  /** The managed store as a source (its enabled skills), placed after learned skills. */
+  readonly store?: StoreSourceOptions;
 }
 
 /** A catalog bound to its folders, configuration and roots; discovery is cached between calls. */
@@ -51,6 +53,7 @@ export function createCatalog(options: CatalogOptions = {}): Catalog {
         ...(options.extra !== undefined ? { extra: options.extra } : {}),
         ...(options.packages !== undefined ? { packages: options.packages } : {}),
         ...(options.builtins !== undefined ? { builtins: options.builtins } : {}),
+        ...(options.store !== undefined ? { store: options.store } : {}),
       }),
     folderSources: () =>
       skillFolderSources({
@@ -58,6 +61,7 @@ export function createCatalog(options: CatalogOptions = {}): Catalog {
         config,
         roots,
         ...(options.builtins !== undefined ? { builtins: options.builtins } : {}),
+        ...(options.store !== undefined ? { store: options.store } : {}),
       }),
   };
 }

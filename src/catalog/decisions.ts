@@ -40,6 +40,7 @@ export type ReasonCode =
   | "unreadable_file"
   | "shadowed_by"
   | "disabled_by_config"
+  | "disabled_in_store"
   | "hidden_by_config"
   | "limit_exceeded";
 

@@ -10,7 +10,7 @@ import type { Skill } from "../skill/skill.js";
 import { type DecisionReason, reasonsFrom, type SkillDecision } from "./decisions.js";
 import { settledBefore } from "./file-stamps.js";
 import { packageSkillSources } from "./packages.js";
-import { type SkillFolderSource, skillFolderSources } from "./sources.js";
+import { type SkillFolderSource, type StoreSourceOptions, skillFolderSources } from "./sources.js";
 import { DEFAULT_WALK_LIMITS, type WalkLimits, walkSkillsRoot } from "./walk.js";
 
 /** Inputs to discovery. Everything has a default: the platform folders, no project roots. */
@@ -25,8 +25,8 @@ export interface DiscoveryOptions {
   readonly packages?: readonly string[];
   /** Include built-in skills (default true). */
   readonly builtins?: boolean;
-  /** The managed store's folder of enabled skills, when there is one. */
-  readonly storeFolder?: string;
+  /** The managed store, when there is one: its folder and its enabled names. */
+  readonly store?: StoreSourceOptions;
   readonly limits?: WalkLimits;
 }
 
@@ -96,7 +96,7 @@ export class SkillDiscovery {
       roots,
       packageFolders: packages.sources,
       ...(options.builtins !== undefined ? { builtins: options.builtins } : {}),
-      ...(options.storeFolder !== undefined ? { storeFolder: options.storeFolder } : {}),
+      ...(options.store !== undefined ? { store: options.store } : {}),
     });
     const allowedRoots = realRoots(sources);
     const diagnostics: Diagnostic[] = [...packages.diagnostics];
@@ -214,7 +214,23 @@ function decide(
   const isDisabled = matcher(config.skills.disabled);
   const isHidden = matcher(config.skills.hidden);
   const entries: Entry[] = [];
-  for (const candidate of candidates) entries.push(firstDecision(candidate));
+  for (const candidate of candidates) {
+    const entry = firstDecision(candidate);
+    const isEnabled = candidate.source.isEnabled;
+    if (
+      isEnabled !== undefined &&
+      entry.decision !== "rejected" &&
+      !isEnabled(basename(candidate.directory))
+    ) {
+      entry.decision = "disabled";
+      entry.reasons.push({
+        code: "disabled_in_store",
+        severity: "info",
+        message: "not enabled in the managed store (skillgate store enable NAME --hash HASH)",
+      });
+    }
+    entries.push(entry);
+  }
   for (const skill of extra) {
     entries.push({
       name: skill.name,
@@ -228,7 +244,7 @@ function decide(
   }
   const winners = new Map<string, Entry>();
   for (const entry of entries) {
-    if (entry.decision === "rejected") continue;
+    if (entry.decision === "rejected" || entry.decision === "disabled") continue;
     if (isDisabled(entry.name)) {
       entry.decision = "disabled";
       entry.reasons.push({

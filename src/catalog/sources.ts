@@ -23,6 +23,18 @@ export interface SkillFolderSource {
   readonly folder: string;
   /** Why this folder is searched, for `skillgate paths` and `doctor`. */
   readonly reason: string;
+  /**
+   * For the managed store: whether the skill in a folder of this name is enabled. Skills
+   * that are not get the decision `disabled` with `disabled_in_store`.
+   */
+  readonly isEnabled?: (folderName: string) => boolean;
+}
+
+/** The managed store as a catalog source: discovery asks for the enabled names on every run. */
+export interface StoreSourceOptions {
+  /** `<data>/skills`. */
+  readonly folder: string;
+  readonly enabledNames: () => ReadonlySet<string>;
 }
 
 /** Inputs to {@link skillFolderSources}. */
@@ -35,8 +47,8 @@ export interface SourceOptions {
   readonly builtins?: boolean;
   /** Folders published by npm packages (see packages.ts), placed after the built-ins. */
   readonly packageFolders?: readonly SkillFolderSource[];
-  /** The managed store's enabled skills, placed after learned skills. */
-  readonly storeFolder?: string;
+  /** The managed store, placed after learned skills: its folder and the names it has enabled. */
+  readonly store?: StoreSourceOptions;
 }
 
 /**
@@ -67,12 +79,15 @@ export function skillFolderSources(options: SourceOptions): SkillFolderSource[] 
     folder: join(folders.data, "learned", "skills"),
     reason: "skills a tool wrote",
   });
-  if (options.storeFolder !== undefined) {
+  if (options.store !== undefined) {
+    // Read once per discovery run, not once per skill.
+    const enabledNames = options.store.enabledNames();
     sources.push({
       kind: "store",
       source: "store",
-      folder: options.storeFolder,
-      reason: "the managed store",
+      folder: options.store.folder,
+      reason: "the managed store (enabled skills)",
+      isEnabled: (name) => enabledNames.has(name),
     });
   }
   sources.push({

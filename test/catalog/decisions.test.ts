@@ -183,7 +183,10 @@ describe("decisions: shadowing follows precedence", () => {
     };
     for (const folder of Object.values(places)) writeSkill(folder, name);
     writeFileSync(join(packageFolder, "package.json"), JSON.stringify({ name: "pkg-a", skills: ["skills"] }));
-    const result = discover(tree, { builtins: true, storeFolder: join(tree, "store") });
+    const result = discover(tree, {
+      builtins: true,
+      store: { folder: join(tree, "store"), enabledNames: () => new Set([name]) },
+    });
     const chain = result.decisions.filter((decision) => decision.name === name);
     expect(chain.map((decision) => decision.source)).toEqual([
       "builtin",

@@ -62,7 +62,7 @@ describe("skillFolderSources (seed 003: skill_dirs, in increasing precedence)", 
       config,
       roots: ["/proj", "/other"],
       packageFolders: [packageSource("pkg-a"), packageSource("pkg-b")],
-      storeFolder: "/data/store/skills",
+      store: { folder: "/data/store/skills", enabledNames: () => new Set() },
     });
     expect(sources.map((source) => [source.source, source.folder])).toEqual([
       ["builtin", builtinSkillsFolder()],

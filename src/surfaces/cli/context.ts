@@ -1,6 +1,6 @@
 import type { Command } from "commander";
-import type { CatalogOptions } from "../../catalog/catalog.js";
-import { type Catalog, createCatalog } from "../../catalog/catalog.js";
+import { type Skillgate, type SkillgateOptions, createSkillgate, withStoreSource } from "../../app/skillgate.js";
+import type { Catalog, CatalogOptions } from "../../catalog/catalog.js";
 
 /** The global options every command shares. */
 export interface GlobalOptions {
@@ -10,8 +10,8 @@ export interface GlobalOptions {
   readonly builtins?: boolean;
 }
 
-/** Catalog options from the global flags: roots default to the current folder. */
-export function catalogOptions(command: Command): CatalogOptions {
+/** skillgate's options from the global flags: roots default to the current folder. */
+export function skillgateOptions(command: Command): SkillgateOptions {
   const options = command.optsWithGlobals<GlobalOptions>();
   return {
     roots: options.root && options.root.length > 0 ? options.root : [process.cwd()],
@@ -21,7 +21,17 @@ export function catalogOptions(command: Command): CatalogOptions {
   };
 }
 
+/** Catalog options from the global flags, with the managed store as a source. */
+export function catalogOptions(command: Command): CatalogOptions {
+  return withStoreSource(skillgateOptions(command));
+}
+
+/** skillgate as the global flags describe it. */
+export function openSkillgate(command: Command): Skillgate {
+  return createSkillgate(skillgateOptions(command));
+}
+
 /** The catalog the global flags describe. */
 export function openCatalog(command: Command): Catalog {
-  return createCatalog(catalogOptions(command));
+  return openSkillgate(command).catalog;
 }

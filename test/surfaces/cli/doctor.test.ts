@@ -32,6 +32,7 @@ describe("skillgate doctor", () => {
     expect(result.out).toContain("Skill folders (lowest precedence first):");
     for (const folder of [
       join(sandbox.data, "learned", "skills"),
+      join(sandbox.data, "skills"),
       join(sandbox.config, "skills"),
       sandbox.userSkills,
       join(sandbox.project, ".skillgate", "skills"),
@@ -139,6 +140,7 @@ describe("skillgate doctor", () => {
       report.folders.map((folder) => [folder.source, folder.folder, folder.exists, folder.found]),
     ).toEqual([
       ["learned", join(sandbox.data, "learned", "skills"), false, 0],
+      ["store", join(sandbox.data, "skills"), false, 0],
       ["config", join(sandbox.config, "skills"), false, 0],
       ["user", sandbox.userSkills, false, 0],
       ["project", join(sandbox.project, ".skillgate", "skills"), false, 0],

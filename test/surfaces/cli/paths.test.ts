@@ -19,10 +19,11 @@ describe("skillgate paths", () => {
     expect(lines.slice(4)).toEqual([
       `   1. builtin  ${builtinSkillsFolder()}`,
       `   2. learned  ${join(sandbox.data, "learned", "skills")}  (missing)`,
-      `   3. config   ${join(sandbox.config, "skills")}  (missing)`,
-      `   4. user     ${sandbox.userSkills}  (missing)`,
-      `   5. project  ${join(sandbox.project, ".skillgate", "skills")}  (missing)`,
-      `   6. project  ${sandbox.skills}`,
+      `   3. store    ${join(sandbox.data, "skills")}  (missing)`,
+      `   4. config   ${join(sandbox.config, "skills")}  (missing)`,
+      `   5. user     ${sandbox.userSkills}  (missing)`,
+      `   6. project  ${join(sandbox.project, ".skillgate", "skills")}  (missing)`,
+      `   7. project  ${sandbox.skills}`,
     ]);
   });
 
@@ -43,6 +44,7 @@ describe("skillgate paths", () => {
     expect(parsed.data).toBe(sandbox.data);
     expect(parsed.skillFolders.map((folder) => [folder.source, folder.folder, folder.exists])).toEqual([
       ["learned", join(sandbox.data, "learned", "skills"), false],
+      ["store", join(sandbox.data, "skills"), false],
       ["config", join(sandbox.config, "skills"), false],
       ["user", sandbox.userSkills, false],
       ["user", join(sandbox.home, ".claude", "skills"), false],

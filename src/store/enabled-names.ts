@@ -1,0 +1,24 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { INDEX_FILE, parseIndex } from "./index-file.js";
+
+/**
+ * The names of the store's enabled skills, read synchronously from `index.json` for
+ * discovery (which is synchronous). A missing index means no skill is enabled; an index
+ * that cannot be parsed enables nothing either (the store's own open reports it as
+ * `store_corrupt`): when in doubt, offer less.
+ */
+export function readEnabledNames(storeFolder: string): ReadonlySet<string> {
+  let text: string;
+  try {
+    text = readFileSync(join(storeFolder, INDEX_FILE), "utf8");
+  } catch {
+    return new Set();
+  }
+  try {
+    const index = parseIndex(text, join(storeFolder, INDEX_FILE));
+    return new Set([...index.skills].filter(([, entry]) => entry.enabled).map(([name]) => name));
+  } catch {
+    return new Set();
+  }
+}
