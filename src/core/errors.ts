@@ -47,7 +47,17 @@ export type ErrorCode =
   | "github_error"
   | "github_bad_response"
   | "github_response_too_large"
-  | "github_truncated";
+  | "github_truncated"
+  // Script check before save, drafts, edit plans, see docs/drafts-and-edits.md.
+  | "script_check_failed"
+  | "too_many_source_chats"
+  | "rationale_too_long"
+  | "draft_locked"
+  | "invalid_draft_arguments"
+  | "invalid_edit_arguments"
+  | "plan_not_found"
+  | "plan_expired"
+  | "too_many_plans";
 
 /** The base of every error skillgate throws on purpose. */
 export class SkillgateError<Data extends object = Record<string, unknown>> extends Error {
