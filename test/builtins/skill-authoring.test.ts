@@ -319,6 +319,15 @@ describe("the skill-authoring files", () => {
     expect(checked.verdict).toBe("PASS: 0 errors, 0 warnings, 0 notes");
   });
 
+  it("the example SKILL.md in the skill's own body passes strict validation", () => {
+    const body = readFileSync(join(FOLDER, "SKILL.md"), "utf8");
+    const example = /^```markdown\n([\s\S]*?)^```$/m.exec(body)?.[1] ?? "";
+    expect(example.startsWith("---\nname: disk-report\n")).toBe(true);
+    const loaded = loadSkillText(example, join(tmpdir(), "disk-report"), { source: "test", mode: "strict" });
+    expect(loaded.diagnostics).toEqual([]);
+    expect(loaded.skill?.governance.execution).toBe("node");
+  });
+
   it("the SKILL.md template passes strict validation and check_skill as it is", () => {
     const root = mkdtempSync(join(tmpdir(), "skillgate-template-"));
     try {
