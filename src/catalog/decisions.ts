@@ -64,7 +64,7 @@ export interface SkillDecision {
   readonly reasons: readonly DecisionReason[];
   readonly diagnostics: readonly Diagnostic[];
   /** The loaded skill, for every decision but `rejected`. */
-  readonly skill?: Skill;
+  readonly skill: Skill | undefined;
 }
 
 /** The reason code a diagnostic stands for in a decision. */

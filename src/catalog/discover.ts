@@ -1,13 +1,13 @@
 import { lstatSync, realpathSync, type Stats } from "node:fs";
-import { basename, join } from "node:path";
-import picomatch from "picomatch";
+import { sep } from "node:path";
 import { DEFAULT_CONFIG, type SkillgateConfig } from "../config/config.js";
-import { type Diagnostic, diagnostic, hasErrors } from "../core/diagnostics.js";
+import type { Diagnostic } from "../core/diagnostics.js";
 import { type Folders, resolveFolders } from "../core/folders.js";
 import { type LoadedSkill, loadSkillText } from "../skill/load-skill.js";
-import { fileSignature, readSkillFileText, SKILL_FILE } from "../skill/read-skill-file.js";
+import { readSkillFileText, SKILL_FILE } from "../skill/read-skill-file.js";
 import type { Skill } from "../skill/skill.js";
-import { type DecisionReason, reasonsFrom, type SkillDecision } from "./decisions.js";
+import { type Candidate, type Decided, decide } from "./decide.js";
+import type { SkillDecision } from "./decisions.js";
 import { settledBefore } from "./file-stamps.js";
 import { packageSkillSources } from "./packages.js";
 import { type SkillFolderSource, type StoreSourceOptions, skillFolderSources } from "./sources.js";
@@ -51,29 +51,39 @@ export interface DiscoveryResult {
   readonly sources: SourceReport[];
 }
 
+/** A parsed SKILL.md and the file version it was parsed from. */
 interface CachedLoad {
-  readonly signature: string;
   readonly loaded: LoadedSkill;
-  /** `Date.now()` just before the file was read. */
+  readonly ino: number;
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly ctimeMs: number;
+  /** The clock just before the file was read (see file-stamps.ts). */
   readonly readAt: number;
 }
 
-interface Candidate {
-  readonly source: SkillFolderSource;
-  readonly directory: string;
-  readonly loaded?: LoadedSkill;
-  readonly escapedTo?: string;
+/** What a run decided from, to tell whether the next run may reuse its decisions. */
+interface RunInputs {
+  readonly config: SkillgateConfig;
+  readonly extra: readonly Skill[] | undefined;
+  /** Per candidate: its source, folder, loaded object and store switch, in order. */
+  readonly candidates: readonly unknown[];
+  readonly decided: Decided;
 }
 
 /**
  * Finds skills in every source and decides about each. It keeps a cache of parsed
- * SKILL.md files keyed by path and file signature, so a repeat with nothing changed
- * costs one `lstat` a skill (a file changed less than `RACY_WINDOW_MS` (file-stamps.ts) before it
- * was read is read again). Nothing here throws for user content.
+ * SKILL.md files keyed by path and file version (inode, size, modification and change
+ * times), so a repeat with nothing changed costs one `lstat` a skill; when every file,
+ * folder listing, store switch and option is as before, the previous decisions are
+ * returned as they are. A file changed less than RACY_WINDOW_MS (file-stamps.ts) before it
+ * was read is read again next time. Nothing here throws for user content.
  */
 export class SkillDiscovery {
-  readonly #cache = new Map<string, CachedLoad>();
+  /** One cache per source name: the same folder may be two sources (a root listed as user and project). */
+  readonly #cache = new Map<string, Map<string, CachedLoad>>();
   readonly #now: () => number;
+  #last: RunInputs | undefined;
 
   /** `now` is the clock the racy-file rule reads (default `Date.now`); tests move it forward. */
   constructor(options: { readonly now?: () => number } = {}) {
@@ -102,29 +112,33 @@ export class SkillDiscovery {
     const diagnostics: Diagnostic[] = [...packages.diagnostics];
     const candidates: Candidate[] = [];
     const reports: SourceReport[] = [];
-    const seenFiles = new Set<string>();
+    const seen = new Map<string, Set<string>>();
+    const limits = options.limits ?? DEFAULT_WALK_LIMITS;
     for (const source of sources) {
+      const cache = this.#cacheFor(source.source);
       const loads = new Map<string, LoadedSkill>();
       const walk = walkSkillsRoot(
         source.folder,
         allowedRoots,
-        (directory) => this.#probe(source, directory, loads),
-        options.limits ?? DEFAULT_WALK_LIMITS,
+        (directory) => this.#probe(cache, source.source, directory, loads),
+        limits,
       );
       diagnostics.push(...walk.diagnostics);
+      // A root listed twice counts its skills once (links inside one root are handled by the walk).
+      let seenHere = seen.get(source.source);
+      if (seenHere === undefined) seen.set(source.source, (seenHere = new Set()));
       let found = 0;
       for (const candidate of walk.candidates) {
-        const file = join(candidate.directory, SKILL_FILE);
-        // A root listed twice counts its skills once (links inside one root are handled by the walk).
-        if (seenFiles.has(`${source.source}\0${file}`)) continue;
-        seenFiles.add(`${source.source}\0${file}`);
+        if (seenHere.has(candidate.directory)) continue;
+        seenHere.add(candidate.directory);
         found += 1;
-        if (candidate.escaped) {
-          candidates.push({ source, directory: candidate.directory, escapedTo: candidate.escaped.realPath });
-        } else {
-          const loaded = loads.get(candidate.directory);
-          if (loaded) candidates.push({ source, directory: candidate.directory, loaded });
-        }
+        candidates.push({
+          source,
+          directory: candidate.directory,
+          location: skillFileOf(candidate.directory),
+          loaded: candidate.escaped === undefined ? loads.get(candidate.directory) : undefined,
+          escapedTo: candidate.escaped?.realPath,
+        });
       }
       reports.push({
         source: source.source,
@@ -135,35 +149,111 @@ export class SkillDiscovery {
         found,
       });
     }
-    return decide(candidates, options.extra ?? [], config, diagnostics, reports);
+    const decided = this.#decideOrReuse(candidates, options.extra, config);
+    return { skills: decided.skills, decisions: decided.decisions, diagnostics, sources: reports };
   }
 
-  #probe(source: SkillFolderSource, directory: string, loads: Map<string, LoadedSkill>): boolean {
-    const file = join(directory, SKILL_FILE);
-    const key = `${source.source}\0${file}`;
-    const cached = this.#cache.get(key);
+  #decideOrReuse(
+    candidates: readonly Candidate[],
+    extra: readonly Skill[] | undefined,
+    config: SkillgateConfig,
+  ): Decided {
+    const inputs = candidateInputs(candidates);
+    const last = this.#last;
+    if (
+      last !== undefined &&
+      last.config === config &&
+      last.extra === extra &&
+      sameItems(last.candidates, inputs)
+    ) {
+      return last.decided;
+    }
+    const decided = decide(candidates, extra ?? [], config);
+    this.#last = { config, extra, candidates: inputs, decided };
+    return decided;
+  }
+
+  #cacheFor(source: string): Map<string, CachedLoad> {
+    let cache = this.#cache.get(source);
+    if (cache === undefined) this.#cache.set(source, (cache = new Map()));
+    return cache;
+  }
+
+  #probe(
+    cache: Map<string, CachedLoad>,
+    source: string,
+    directory: string,
+    loads: Map<string, LoadedSkill>,
+  ): boolean {
+    const file = skillFileOf(directory);
+    const cached = cache.get(file);
     if (cached !== undefined) {
       const stats = statOrUndefined(file);
-      const settled = stats !== undefined && settledBefore(stats, cached.readAt);
-      if (settled && stats.isFile() && fileSignature(stats) === cached.signature) {
+      if (stats !== undefined && unchanged(cached, stats)) {
         loads.set(directory, cached.loaded);
         return true;
       }
-      this.#cache.delete(key);
+      cache.delete(file);
     }
     const readAt = this.#now();
     const read = readSkillFileText(file);
     if (!read.ok) {
       if (read.diagnostic.code === "missing_skill_file") return false;
-      this.#cache.delete(key);
       loads.set(directory, { skill: undefined, diagnostics: [read.diagnostic], governanceInvalid: false });
       return true;
     }
-    const loaded = loadSkillText(read.text, directory, { source: source.source });
-    this.#cache.set(key, { signature: read.signature, loaded, readAt });
+    const loaded = loadSkillText(read.text, directory, { source });
+    const { stats } = read;
+    cache.set(file, {
+      loaded,
+      ino: stats.ino,
+      size: stats.size,
+      mtimeMs: stats.mtimeMs,
+      ctimeMs: stats.ctimeMs,
+      readAt,
+    });
     loads.set(directory, loaded);
     return true;
   }
+}
+
+function unchanged(cached: CachedLoad, stats: Stats): boolean {
+  return (
+    stats.isFile() &&
+    stats.ino === cached.ino &&
+    stats.size === cached.size &&
+    stats.mtimeMs === cached.mtimeMs &&
+    stats.ctimeMs === cached.ctimeMs &&
+    settledBefore(stats, cached.readAt)
+  );
+}
+
+/** Everything a decision depends on per candidate, flattened for a cheap comparison. */
+function candidateInputs(candidates: readonly Candidate[]): unknown[] {
+  const inputs: unknown[] = [];
+  for (const candidate of candidates) {
+    const isEnabled = candidate.source.isEnabled;
+    inputs.push(
+      candidate.source.source,
+      candidate.directory,
+      candidate.loaded,
+      candidate.escapedTo,
+      isEnabled === undefined
+        ? undefined
+        : isEnabled(candidate.directory.slice(candidate.directory.lastIndexOf(sep) + 1)),
+    );
+  }
+  return inputs;
+}
+
+function sameItems(left: readonly unknown[], right: readonly unknown[]): boolean {
+  if (left.length !== right.length) return false;
+  for (let index = 0; index < left.length; index += 1) if (left[index] !== right[index]) return false;
+  return true;
+}
+
+function skillFileOf(directory: string): string {
+  return directory.endsWith(sep) ? directory + SKILL_FILE : directory + sep + SKILL_FILE;
 }
 
 /** `lstat` that reports a missing or unreachable file as undefined; the read that follows says why. */
@@ -192,155 +282,4 @@ function realRoots(sources: readonly SkillFolderSource[]): string[] {
     }
   }
   return roots;
-}
-
-interface Entry {
-  name: string;
-  source: string;
-  location: string;
-  decision: SkillDecision["decision"];
-  reasons: DecisionReason[];
-  diagnostics: Diagnostic[];
-  skill?: Skill;
-}
-
-function decide(
-  candidates: readonly Candidate[],
-  extra: readonly Skill[],
-  config: SkillgateConfig,
-  diagnostics: Diagnostic[],
-  sources: SourceReport[],
-): DiscoveryResult {
-  const isDisabled = matcher(config.skills.disabled);
-  const isHidden = matcher(config.skills.hidden);
-  const entries: Entry[] = [];
-  for (const candidate of candidates) {
-    const entry = firstDecision(candidate);
-    const isEnabled = candidate.source.isEnabled;
-    if (
-      isEnabled !== undefined &&
-      entry.decision !== "rejected" &&
-      !isEnabled(basename(candidate.directory))
-    ) {
-      entry.decision = "disabled";
-      entry.reasons.push({
-        code: "disabled_in_store",
-        severity: "info",
-        message: "not enabled in the managed store (skillgate store enable NAME --hash HASH)",
-      });
-    }
-    entries.push(entry);
-  }
-  for (const skill of extra) {
-    entries.push({
-      name: skill.name,
-      source: skill.source,
-      location: skill.where,
-      decision: "registered",
-      reasons: [],
-      diagnostics: [],
-      skill,
-    });
-  }
-  const winners = new Map<string, Entry>();
-  for (const entry of entries) {
-    if (entry.decision === "rejected" || entry.decision === "disabled") continue;
-    if (isDisabled(entry.name)) {
-      entry.decision = "disabled";
-      entry.reasons.push({
-        code: "disabled_by_config",
-        severity: "info",
-        message: "disabled by skills.disabled in the configuration",
-      });
-      continue;
-    }
-    if (isHidden(entry.name) && entry.decision === "registered") {
-      entry.decision = "display_only";
-      entry.reasons.push({
-        code: "hidden_by_config",
-        severity: "info",
-        message: "hidden by skills.hidden in the configuration",
-      });
-    }
-    const previous = winners.get(entry.name);
-    if (previous !== undefined) {
-      previous.decision = "shadowed";
-      previous.reasons.push({
-        code: "shadowed_by",
-        severity: "info",
-        message: `replaced by the ${entry.source} skill at ${entry.location}`,
-        winner: { source: entry.source, location: entry.location },
-      });
-    }
-    winners.set(entry.name, entry);
-  }
-  const skills = entries
-    .filter((entry) => entry.decision === "registered" && entry.skill !== undefined)
-    .map((entry) => entry.skill as Skill)
-    .sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
-  const decisions: SkillDecision[] = entries.map((entry) => ({
-    name: entry.name,
-    source: entry.source,
-    location: entry.location,
-    decision: entry.decision,
-    reasons: entry.reasons,
-    diagnostics: entry.diagnostics,
-    ...(entry.skill !== undefined && entry.decision !== "rejected" ? { skill: entry.skill } : {}),
-  }));
-  return { skills, decisions, diagnostics, sources };
-}
-
-function firstDecision(candidate: Candidate): Entry {
-  const location = join(candidate.directory, SKILL_FILE);
-  const base = { source: candidate.source.source, location };
-  if (candidate.escapedTo !== undefined) {
-    const problem = diagnostic(
-      "path_not_allowed",
-      "error",
-      `${candidate.directory} links to ${candidate.escapedTo}, outside every skills folder`,
-      {
-        path: candidate.directory,
-        hint: "move the skill into a skills folder or list its folder in the configuration",
-      },
-    );
-    return {
-      ...base,
-      name: basename(candidate.directory),
-      decision: "rejected",
-      reasons: reasonsFrom([problem]),
-      diagnostics: [problem],
-    };
-  }
-  const loaded = candidate.loaded as LoadedSkill;
-  const skill = loaded.skill;
-  if (
-    skill === undefined ||
-    hasErrors(
-      loaded.diagnostics.filter(
-        (item) => item.code !== "invalid_governance" && item.code !== "invalid_parameters_schema",
-      ),
-    )
-  ) {
-    return {
-      ...base,
-      name: skill?.name ?? basename(candidate.directory),
-      decision: "rejected",
-      reasons: reasonsFrom(loaded.diagnostics),
-      diagnostics: [...loaded.diagnostics],
-    };
-  }
-  return {
-    ...base,
-    name: skill.name,
-    decision: loaded.governanceInvalid ? "display_only" : "registered",
-    reasons: reasonsFrom(loaded.diagnostics),
-    diagnostics: [...loaded.diagnostics],
-    skill,
-  };
-}
-
-function matcher(patterns: readonly string[]): (name: string) => boolean {
-  if (patterns.length === 0) return () => false;
-  const test = picomatch([...patterns]);
-  return (name) => test(name);
 }

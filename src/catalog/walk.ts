@@ -1,5 +1,5 @@
 import { type Dirent, readdirSync, realpathSync, statSync } from "node:fs";
-import { join, sep } from "node:path";
+import { sep } from "node:path";
 import { type Diagnostic, diagnostic } from "../core/diagnostics.js";
 import { MAX_DISCOVERY_DEPTH, MAX_DISCOVERY_FOLDERS, MAX_SKILLS_PER_ROOT } from "../core/limits.js";
 import { SKILL_FILE } from "../skill/read-skill-file.js";
@@ -95,7 +95,7 @@ export function walkSkillsRoot(
     for (const entry of entries) {
       if (state.stopped) return;
       if (entry.name.startsWith(".") || SKIPPED.has(entry.name)) continue;
-      const child = join(directory, entry.name);
+      const child = childPath(directory, entry.name);
       let realChild: string;
       if (entry.isSymbolicLink()) {
         const resolved = resolveLink(child);
@@ -106,7 +106,7 @@ export function walkSkillsRoot(
         }
         realChild = resolved.realPath;
       } else if (entry.isDirectory()) {
-        realChild = join(realDirectory, entry.name);
+        realChild = childPath(realDirectory, entry.name);
       } else {
         continue;
       }
@@ -137,6 +137,11 @@ export function walkSkillsRoot(
   };
   visit(root, rootReal, rootEntries, 0);
   return { exists: true, candidates, diagnostics };
+}
+
+/** `join` without its normalising pass: both parts are already clean (a listed name, a walked folder). */
+function childPath(directory: string, name: string): string {
+  return directory.endsWith(sep) ? directory + name : directory + sep + name;
 }
 
 function realPathOr(path: string): string {

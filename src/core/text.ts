@@ -5,8 +5,18 @@
 
 /** Length in Unicode code points. */
 export function codePointLength(text: string): number {
-  let count = 0;
-  for (const _ of text) count += 1;
+  // Each surrogate pair is two UTF-16 units but one code point.
+  let count = text.length;
+  for (let index = 0; index < text.length; index += 1) {
+    const unit = text.charCodeAt(index);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = text.charCodeAt(index + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        count -= 1;
+        index += 1;
+      }
+    }
+  }
   return count;
 }
 

@@ -1,15 +1,14 @@
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { isUtf8 } from "node:buffer";
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from "node:fs";
 import { type Diagnostic, diagnostic } from "../core/diagnostics.js";
 import { MAX_SKILL_FILE_BYTES } from "../core/limits.js";
 
 /** The file that makes a folder a skill. */
 export const SKILL_FILE = "SKILL.md";
 
-const decoder = new TextDecoder("utf-8", { fatal: true });
-
 /** A SKILL.md read as text, or the reason it could not be. */
 export type SkillFileText =
-  | { readonly ok: true; readonly text: string; readonly signature: string }
+  | { readonly ok: true; readonly text: string; readonly signature: string; readonly stats: Stats }
   | { readonly ok: false; readonly diagnostic: Diagnostic };
 
 /**
@@ -66,7 +65,7 @@ export function readSkillFileText(path: string): SkillFileText {
       filled += count;
     }
     const decoded = decode(buffer.subarray(0, filled), path);
-    return decoded.ok ? { ok: true, text: decoded.text, signature: fileSignature(stats) } : decoded;
+    return decoded.ok ? { ok: true, text: decoded.text, signature: fileSignature(stats), stats } : decoded;
   } catch (error) {
     return { ok: false, diagnostic: openProblem(path, error) };
   } finally {
@@ -84,14 +83,11 @@ function decode(
       diagnostic: diagnostic("binary_content", "error", `${path} holds binary data, not text`, { path }),
     };
   }
-  try {
-    return { ok: true, text: decoder.decode(bytes) };
-  } catch {
-    return {
-      ok: false,
-      diagnostic: diagnostic("binary_content", "error", `${path} is not valid UTF-8 text`, { path }),
-    };
-  }
+  if (isUtf8(bytes)) return { ok: true, text: bytes.toString("utf8") };
+  return {
+    ok: false,
+    diagnostic: diagnostic("binary_content", "error", `${path} is not valid UTF-8 text`, { path }),
+  };
 }
 
 function openProblem(path: string, error: unknown): Diagnostic {

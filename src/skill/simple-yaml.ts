@@ -1,6 +1,7 @@
 /**
- * A fast path for the front matter nearly every SKILL.md has: `key: value` lines and one
- * level of nested mapping (`metadata:`). It accepts only a subset of YAML whose meaning
+ * A fast path for the front matter nearly every SKILL.md has: `key: value` lines, one
+ * level of nested mapping (`metadata:`), and top-level literal or folded block scalars
+ * (`description: >-`) whose lines share one indentation. It accepts only a subset of YAML whose meaning
  * it is certain of and returns `undefined` for anything else, which then goes through the
  * full `yaml` parser. It must give exactly what `yaml` (core schema) gives for every
  * input it accepts; a property test and every fixture hold it to that.
@@ -30,6 +31,13 @@ export function parseSimpleFrontMatter(yaml: string): Record<string, unknown> | 
     if (line === "") continue;
     const entry = splitEntry(line);
     if (entry === undefined || Object.hasOwn(result, entry.key)) return undefined;
+    if (BLOCK_HEADER.test(entry.rest)) {
+      const block = readBlockScalar(lines, index, entry.rest);
+      if (block === undefined) return undefined;
+      result[entry.key] = block.value;
+      index = block.next;
+      continue;
+    }
     if (entry.rest !== "") {
       const value = readScalar(entry.rest);
       if (value === undefined) return undefined;
@@ -42,6 +50,56 @@ export function parseSimpleFrontMatter(yaml: string): Record<string, unknown> | 
     index = nested.next;
   }
   return result;
+}
+
+// Literal (|) or folded (>) with clip or strip chomping; keep (+) and explicit indentation go to the full parser.
+const BLOCK_HEADER = /^[|>]-?$/;
+
+/**
+ * A block scalar whose content lines all have the same indentation, with no blank line
+ * inside and no trailing space: literal joins its lines with line breaks, folded with
+ * spaces; clip adds one final line break, strip none. Blank lines after the last content
+ * line are chomped away by both. Anything else needs the full parser.
+ */
+function readBlockScalar(
+  lines: readonly string[],
+  start: number,
+  header: string,
+): { value: string; next: number } | undefined {
+  const first = lines[start];
+  if (first === undefined) return undefined;
+  const indent = leadingSpaces(first);
+  if (indent === 0 || indent === first.length) return undefined;
+  const content: string[] = [];
+  let index = start;
+  while (index < lines.length) {
+    const line = lines[index] as string;
+    if (line === "") {
+      // Blank lines are fine only where the block ends: before the next key or the end.
+      let next = index + 1;
+      while (next < lines.length && lines[next] === "") next += 1;
+      const following = lines[next];
+      if (following !== undefined && leadingSpaces(following) > 0) return undefined;
+      index = next;
+      break;
+    }
+    const spaces = leadingSpaces(line);
+    if (spaces === 0) break;
+    // A line of spaces only is a blank line whose meaning depends on its length: full parser.
+    if (spaces !== indent || spaces === line.length) return undefined;
+    const text = line.slice(indent);
+    if (UNSAFE_CHARACTERS.test(text) || text.endsWith(" ")) return undefined;
+    content.push(text);
+    index += 1;
+  }
+  const joined = content.join(header[0] === "|" ? "\n" : " ");
+  return { value: header.length === 1 ? `${joined}\n` : joined, next: index };
+}
+
+function leadingSpaces(line: string): number {
+  let count = 0;
+  while (count < line.length && line.charCodeAt(count) === 32) count += 1;
+  return count;
 }
 
 function readNestedMapping(
@@ -82,7 +140,7 @@ function splitEntry(line: string): { key: string; rest: string } | undefined {
   if (after === "") return { key, rest: "" };
   if (after[0] !== " ") return undefined;
   // Only spaces are trimmed: YAML keeps other white space (a no-break space) as content.
-  const rest = after.replace(/^ +| +$/g, "");
+  const rest = trimSpaces(after);
   if (rest === "") return undefined;
   return { key, rest };
 }
@@ -100,4 +158,13 @@ function readScalar(text: string): string | undefined {
   if (!PLAIN_FIRST.test(text) || NON_STRING_VALUES.has(text)) return undefined;
   if (text.includes(": ") || text.includes(" #") || text.endsWith(":")) return undefined;
   return text;
+}
+
+/** Trims spaces (only U+0020) from both ends. */
+function trimSpaces(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && text.charCodeAt(start) === 32) start += 1;
+  while (end > start && text.charCodeAt(end - 1) === 32) end -= 1;
+  return start === 0 && end === text.length ? text : text.slice(start, end);
 }

@@ -216,8 +216,33 @@ const nestedArbitrary = fc
     return `${key}:${after}\n${lines.join("\n")}`;
   });
 
+// Literal and folded block scalars, mostly well-formed, sometimes with blank lines, deeper
+// lines, trailing spaces, keep chomping or an indentation indicator.
+const blockLineArbitrary = fc.oneof(
+  {
+    weight: 6,
+    arbitrary: fc.constantFrom("one two", "x: y", "a # b", "- item", "é中😀", '"quoted"', "#hash"),
+  },
+  { weight: 2, arbitrary: plainValueArbitrary },
+  { weight: 1, arbitrary: fc.constantFrom("", "trailing ", " extra", "\ttab") },
+);
+
+const blockArbitrary = fc
+  .tuple(
+    fc.constantFrom("description", "name", "k"),
+    fc.constantFrom(">", ">-", "|", "|-", ">+", "|2", "> # c", ">-  "),
+    fc.integer({ min: 1, max: 4 }),
+    fc.array(blockLineArbitrary, { minLength: 0, maxLength: 4 }),
+    fc.constantFrom("", "", "\n", "\n\n"),
+  )
+  .map(([key, header, indent, lines, tail]) => {
+    const body = lines.map((line) => `${" ".repeat(indent)}${line}`).join("\n");
+    return `${key}: ${header}\n${body}${tail}`;
+  });
+
 const lineArbitrary = fc.oneof(
   { weight: 4, arbitrary: entryArbitrary },
+  { weight: 2, arbitrary: blockArbitrary },
   { weight: 2, arbitrary: simpleEntryArbitrary },
   { weight: 3, arbitrary: nestedArbitrary },
   { weight: 1, arbitrary: fc.constantFrom("", "", "# a comment", "  ", "\t", "- item", "...") },
@@ -271,6 +296,31 @@ describe("parseSimpleFrontMatter (the fast path)", () => {
     // The property says nothing if the fast path refuses everything the generator makes.
     expect(accepted).toBeGreaterThan(250);
     expect(acceptedNested).toBeGreaterThan(20);
+  });
+
+  it("agrees on block scalars, and takes the common folded description itself (property)", () => {
+    let accepted = 0;
+    fc.assert(
+      fc.property(
+        fc.tuple(
+          fc.array(simpleEntryArbitrary, { maxLength: 2 }),
+          blockArbitrary,
+          fc.array(simpleEntryArbitrary, { maxLength: 2 }),
+        ),
+        ([before, block, after]) => {
+          if (agrees([...before, block, ...after].join("\n"))) accepted += 1;
+        },
+      ),
+      { numRuns: 3_000 },
+    );
+    expect(accepted).toBeGreaterThan(300);
+    expect(
+      parseSimpleFrontMatter("name: x\ndescription: >-\n  Folded over\n  two lines.\nlicense: MIT\n"),
+    ).toEqual({
+      name: "x",
+      description: "Folded over two lines.",
+      license: "MIT",
+    });
   });
 
   it("agrees on hand-picked edge cases", () => {
@@ -335,7 +385,9 @@ describe("parseSimpleFrontMatter (the fast path)", () => {
       "a: null",
       "a: [x]",
       "a: &x y",
-      "a: |\n  text",
+      "a: |+\n  text",
+      "a: |2\n  text",
+      "a: >\n  text\n   \n",
       "a: x # c",
       "a: b: c",
       "- a",
