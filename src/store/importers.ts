@@ -1,4 +1,6 @@
+import { existsSync } from "node:fs";
 import { basename } from "node:path";
+import { NotFoundError } from "../core/errors.js";
 import {
   DEFAULT_IMPORT_LIMITS,
   type GithubImportOptions,
@@ -29,6 +31,7 @@ export async function importZip(
   source: UploadSource,
   options: ZipImportOptions = {},
 ): Promise<ChangeResult> {
+  if (typeof source === "string" && !existsSync(source)) throw new NotFoundError("file", source);
   const origin = options.origin ?? (typeof source === "string" ? basename(source) : "upload.zip");
   return staged(store, async (folder) => {
     await unpackSkillZip(source, folder, options.limits ?? DEFAULT_IMPORT_LIMITS);

@@ -1,5 +1,10 @@
 import type { Command } from "commander";
-import { type Skillgate, type SkillgateOptions, createSkillgate, withStoreSource } from "../../app/skillgate.js";
+import {
+  createSkillgate,
+  type Skillgate,
+  type SkillgateOptions,
+  withStoreSource,
+} from "../../app/skillgate.js";
 import type { Catalog, CatalogOptions } from "../../catalog/catalog.js";
 
 /** The global options every command shares. */

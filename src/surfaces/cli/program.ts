@@ -6,6 +6,7 @@ import { registerIndex } from "./commands/index-command.js";
 import { registerList } from "./commands/list.js";
 import { registerPaths } from "./commands/paths.js";
 import { registerSearch } from "./commands/search.js";
+import { registerStore } from "./commands/store.js";
 import { registerValidate } from "./commands/validate.js";
 import { type CliOutput, processOutput } from "./output.js";
 
@@ -37,8 +38,17 @@ export function buildProgram(output: CliOutput): Command {
   registerSearch(program, output);
   registerValidate(program, output);
   registerPaths(program, output);
-  for (const command of program.commands) command.exitOverride().configureOutput(configured(output));
+  registerStore(program, output);
+  configureTree(program.commands, output);
   return program;
+}
+
+/** Every command at every depth (`store enable` too) reports errors the same way. */
+function configureTree(commands: readonly Command[], output: CliOutput): void {
+  for (const command of commands) {
+    command.exitOverride().configureOutput(configured(output));
+    configureTree(command.commands, output);
+  }
 }
 
 /**

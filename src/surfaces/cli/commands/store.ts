@@ -1,0 +1,167 @@
+import { createInterface } from "node:readline/promises";
+import type { Command } from "commander";
+import { grant } from "../../../skill/content-hash.js";
+import { importGithub, importZip } from "../../../store/importers.js";
+import type { ChangeResult } from "../../../store/store-types.js";
+import { openSkillgate } from "../context.js";
+import { type CliOutput, paint, printJson, table } from "../output.js";
+
+/**
+ * `skillgate store …`: the managed store. Each subcommand takes `--json`. The store is
+ * opened (and created) only by these commands.
+ */
+export function registerStore(program: Command, output: CliOutput): void {
+  const store = program
+    .command("store")
+    .description("manage the skills this machine offers (the managed store)");
+
+  store
+    .command("list")
+    .description("list stored and built-in skills with their state and hash")
+    .option("--json", "print JSON")
+    .action(async (options: { json?: boolean }, command: Command) => {
+      const skills = await (await openSkillgate(command).openStore()).list();
+      if (options.json) return printJson(output, { skills });
+      const rows = skills.map((skill) => [
+        skill.name,
+        skill.source,
+        skill.enabled ? "enabled" : "disabled",
+        skill.hash.slice(0, 8),
+        skill.updated ?? "-",
+      ]);
+      output.out(
+        `${table(output, ["NAME", "SOURCE", "STATE", "HASH", "UPDATED"], rows, (row, column) => (column === 2 ? (rows[row]?.[2] === "enabled" ? "green" : "yellow") : undefined))}\n`,
+      );
+    });
+
+  store
+    .command("show")
+    .description("show one skill: state, full hash (what `enable --hash` takes), files, and its SKILL.md")
+    .argument("<name>")
+    .option("--json", "print JSON")
+    .action(async (name: string, options: { json?: boolean }, command: Command) => {
+      const skill = await (await openSkillgate(command).openStore()).get(name);
+      if (options.json) return printJson(output, skill);
+      const lines = [
+        `${paint(output, "bold", skill.name)}: ${skill.enabled ? paint(output, "green", "enabled") : paint(output, "yellow", "disabled")} (${skill.source}${skill.origin ? `, from ${skill.origin}` : ""})`,
+        `hash:    ${skill.hash}`,
+        `grant:   ${grant(skill.name, skill.hash)}`,
+        ...(skill.recordedHash
+          ? [paint(output, "red", `changed on disk since it was recorded (recorded ${skill.recordedHash})`)]
+          : []),
+        `updated: ${skill.updated ?? "-"}`,
+        `folder:  ${skill.folder}`,
+        "files:",
+        ...skill.files.map((file) => `  ${file.path} (${file.size} bytes)`),
+        "",
+        paint(output, "dim", "--- SKILL.md ---"),
+        skill.skillFile.trimEnd(),
+      ];
+      output.out(`${lines.join("\n")}\n`);
+    });
+
+  store
+    .command("import")
+    .description(
+      "import a skill from a zip file or https://github.com/OWNER/REPO/tree/REF/PATH (saved disabled)",
+    )
+    .argument("<source>", "a .zip file or a GitHub folder address")
+    .option(
+      "--github-api <url>",
+      "the GitHub API root",
+      process.env.SKILLGATE_GITHUB_API ?? "https://api.github.com",
+    )
+    .option("--json", "print JSON")
+    .action(async (source: string, options: { githubApi: string; json?: boolean }, command: Command) => {
+      const opened = await openSkillgate(command).openStore();
+      const progress = process.stderr.isTTY === true && !options.json;
+      let result: ChangeResult;
+      if (/^https?:\/\//i.test(source)) {
+        const token = process.env.GITHUB_TOKEN;
+        result = await importGithub(opened, source, {
+          apiBaseUrl: options.githubApi,
+          ...(token ? { token } : {}),
+          ...(progress
+            ? {
+                onProgress: (step) =>
+                  process.stderr.write(
+                    `\r${step.phase === "listed" ? "listed" : "downloaded"} ${step.done}/${step.total} files (${step.bytes} bytes)`,
+                  ),
+              }
+            : {}),
+        });
+        if (progress) process.stderr.write("\n");
+      } else {
+        result = await importZip(opened, source);
+      }
+      printChange(output, result, options.json === true, "imported (disabled)");
+      if (!options.json)
+        output.out(
+          `review it with: skillgate store show ${result.name}\nthen enable it: skillgate store enable ${result.name} --hash ${result.hash}\n`,
+        );
+    });
+
+  store
+    .command("enable")
+    .description("enable a skill; --hash must be the full hash you reviewed (see `store show`)")
+    .argument("<name>")
+    .requiredOption("--hash <hash>", "the 64-hex content hash you reviewed")
+    .option("--json", "print JSON")
+    .action(async (name: string, options: { hash: string; json?: boolean }, command: Command) => {
+      const result = await (await openSkillgate(command).openStore()).enable(name, { hash: options.hash });
+      printChange(output, result, options.json === true, "enabled");
+    });
+
+  store
+    .command("disable")
+    .description("disable a skill: it is no longer offered")
+    .argument("<name>")
+    .option("--json", "print JSON")
+    .action(async (name: string, options: { json?: boolean }, command: Command) => {
+      const result = await (await openSkillgate(command).openStore()).disable(name);
+      printChange(output, result, options.json === true, "disabled");
+    });
+
+  store
+    .command("duplicate")
+    .description("copy a skill under a new name (a built-in becomes an owned, editable copy)")
+    .argument("<from>")
+    .argument("<to>")
+    .option("--json", "print JSON")
+    .action(async (from: string, to: string, options: { json?: boolean }, command: Command) => {
+      const result = await (await openSkillgate(command).openStore()).duplicate(from, to);
+      printChange(output, result, options.json === true, `duplicated from ${from}`);
+    });
+
+  store
+    .command("rm")
+    .description("delete a stored skill (asks for confirmation on a terminal unless --yes)")
+    .argument("<name>")
+    .option("-y, --yes", "do not ask")
+    .option("--json", "print JSON")
+    .action(async (name: string, options: { yes?: boolean; json?: boolean }, command: Command) => {
+      if (!options.yes && process.stdin.isTTY === true && !(await confirm(`delete ${name}? [y/N] `))) {
+        output.out("not deleted\n");
+        return;
+      }
+      const result = await (await openSkillgate(command).openStore()).deleteSkill(name);
+      if (options.json) printJson(output, { name, deleted: true, revision: result.revision });
+      else output.out(`deleted ${name} (revision ${result.revision})\n`);
+    });
+}
+
+function printChange(output: CliOutput, result: ChangeResult, json: boolean, verb: string): void {
+  if (json) return printJson(output, result);
+  output.out(`${result.name}: ${verb}; hash ${result.hash}; revision ${result.revision}\n`);
+  for (const item of result.diagnostics)
+    output.out(`  ${paint(output, "yellow", "warning")} ${item.code}: ${item.message}\n`);
+}
+
+async function confirm(question: string): Promise<boolean> {
+  const reader = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await reader.question(question)).trim());
+  } finally {
+    reader.close();
+  }
+}

@@ -1,0 +1,166 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { type FakeGithub, startFakeGithub } from "../../helpers/fake-github.js";
+import { handmadeZip } from "../../store/import/handmade-zip.js";
+import { SKILL_MD, yazlZip } from "../../store/import/zip-fixtures.js";
+import { cliSandbox, hasStackTrace } from "./harness.js";
+
+const servers: FakeGithub[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) await server.close();
+});
+
+const json = <T>(text: string): T => JSON.parse(text) as T;
+
+describe("skillgate store", () => {
+  it("lists the built-ins on a new store, duplicates one, enables it by its full hash, and the catalog offers it", async () => {
+    const sandbox = cliSandbox();
+    const listed = json<{ skills: { name: string; source: string; enabled: boolean }[] }>(
+      (await sandbox.run(["store", "list", "--json"])).out,
+    );
+    expect(listed.skills.every((skill) => skill.source === "builtin" && skill.enabled)).toBe(true);
+    expect(listed.skills.map((skill) => skill.name)).toContain("skill-authoring");
+
+    const duplicated = await sandbox.run(["store", "duplicate", "json-tools", "my-json", "--json"]);
+    expect(duplicated.code).toBe(0);
+    const change = json<{ name: string; hash: string; enabled: boolean; source: string }>(duplicated.out);
+    expect(change).toMatchObject({ name: "my-json", enabled: false, source: "owner" });
+
+    const before = await sandbox.run(["list", "--all", "--json"]);
+    const beforeDecision = json<{
+      skills: { name: string; decision: string; reasons: { code: string }[] }[];
+    }>(before.out).skills.find((skill) => skill.name === "my-json");
+    expect(beforeDecision).toMatchObject({ decision: "disabled", reasons: [{ code: "disabled_in_store" }] });
+
+    const wrong = await sandbox.run(["store", "enable", "my-json", "--hash", "0".repeat(64)]);
+    expect(wrong.code).toBe(1);
+    expect(wrong.err).toMatch(/^skillgate: .*\[skill_changed\]\n$/);
+    expect(hasStackTrace(wrong.err)).toBe(false);
+
+    const shown = json<{ hash: string; files: { path: string }[] }>(
+      (await sandbox.run(["store", "show", "my-json", "--json"])).out,
+    );
+    expect(shown.hash).toBe(change.hash);
+    const enabled = await sandbox.run(["store", "enable", "my-json", "--hash", shown.hash]);
+    expect(enabled.code).toBe(0);
+    expect(enabled.out).toContain("my-json: enabled");
+
+    const after = json<{ skills: { name: string; source: string; decision: string }[] }>(
+      (await sandbox.run(["list", "--json"])).out,
+    );
+    expect(after.skills.find((skill) => skill.name === "my-json")).toMatchObject({
+      source: "store",
+      decision: "registered",
+    });
+
+    expect((await sandbox.run(["store", "disable", "my-json"])).code).toBe(0);
+    const removed = await sandbox.run(["store", "rm", "my-json", "--yes", "--json"]);
+    expect(json<{ deleted: boolean }>(removed.out).deleted).toBe(true);
+    expect((await sandbox.run(["store", "show", "my-json"])).err).toMatch(/\[not_found\]/);
+  });
+
+  it("show prints the full hash, the grant, the files and the SKILL.md", async () => {
+    const sandbox = cliSandbox();
+    const result = await sandbox.run(["store", "show", "json-tools"]);
+    expect(result.code).toBe(0);
+    expect(result.out).toMatch(/^hash: {4}[0-9a-f]{64}$/m);
+    expect(result.out).toMatch(/^grant: {3}skill:json-tools@[0-9a-f]{8}$/m);
+    expect(result.out).toContain("SKILL.md (");
+    expect(result.out).toContain("name: json-tools");
+  });
+
+  it("imports a zip as a disabled skill and says how to enable it", async () => {
+    const sandbox = cliSandbox();
+    const archive = join(sandbox.tree, "demo.zip");
+    writeFileSync(
+      archive,
+      await yazlZip({ "demo/SKILL.md": SKILL_MD, "demo/scripts/run.py": "print('hi')\n" }),
+    );
+    const result = await sandbox.run(["store", "import", archive]);
+    expect(result.code).toBe(0);
+    expect(result.out).toMatch(/demo: imported \(disabled\); hash [0-9a-f]{64}/);
+    expect(result.out).toMatch(/skillgate store enable demo --hash [0-9a-f]{64}/);
+    const listed = json<{ skills: { name: string; source: string; enabled: boolean; origin?: string }[] }>(
+      (await sandbox.run(["store", "list", "--json"])).out,
+    );
+    expect(listed.skills.find((skill) => skill.name === "demo")).toMatchObject({
+      source: "zip",
+      enabled: false,
+      origin: "demo.zip",
+    });
+  });
+
+  it("refuses a hostile zip with its code and a missing file with not_found, one line each", async () => {
+    const sandbox = cliSandbox();
+    const archive = join(sandbox.tree, "slip.zip");
+    writeFileSync(
+      archive,
+      handmadeZip([
+        { name: "SKILL.md", data: Buffer.from(SKILL_MD) },
+        { name: "a/../../evil.txt", data: Buffer.from("x") },
+      ]),
+    );
+    const slip = await sandbox.run(["store", "import", archive]);
+    expect(slip.code).toBe(1);
+    expect(slip.err).toMatch(/^skillgate: .*\[path_not_allowed\]\n$/);
+    const missing = await sandbox.run(["store", "import", join(sandbox.tree, "nope.zip")]);
+    expect(missing.code).toBe(1);
+    expect(missing.err).toMatch(/^skillgate: no file named .*\[not_found\]\n$/);
+    const listed = json<{ skills: { source: string }[] }>(
+      (await sandbox.run(["store", "list", "--json"])).out,
+    );
+    expect(listed.skills.every((skill) => skill.source === "builtin")).toBe(true);
+  });
+
+  it("imports from a GitHub folder address through the API", async () => {
+    const server = await startFakeGithub({
+      owner: "octo",
+      repo: "skills",
+      ref: "main",
+      files: { "skills/demo/SKILL.md": SKILL_MD },
+    });
+    servers.push(server);
+    const sandbox = cliSandbox();
+    const result = await sandbox.run([
+      "store",
+      "import",
+      "https://github.com/octo/skills/tree/main/skills/demo",
+      "--github-api",
+      server.baseUrl,
+      "--json",
+    ]);
+    expect(result.code).toBe(0);
+    expect(json<{ name: string; source: string }>(result.out)).toMatchObject({
+      name: "demo",
+      source: "github",
+    });
+  });
+
+  it("refuses an address that is not a GitHub folder, showing the expected form", async () => {
+    const sandbox = cliSandbox();
+    const result = await sandbox.run([
+      "store",
+      "import",
+      "https://github.com/octo/skills/blob/main/SKILL.md",
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.err).toContain("https://github.com/OWNER/REPO/tree/REF/PATH");
+    expect(result.err).toMatch(/\[invalid_github_url\]\n$/);
+  });
+
+  it("a built-in cannot be deleted or disabled", async () => {
+    const sandbox = cliSandbox();
+    const removed = await sandbox.run(["store", "rm", "json-tools", "--yes"]);
+    expect(removed.code).toBe(1);
+    expect(removed.err).toMatch(/\[builtin_read_only\]/);
+    expect((await sandbox.run(["store", "disable", "json-tools"])).err).toMatch(/\[builtin_read_only\]/);
+  });
+
+  it("a missing --hash is a usage error", async () => {
+    const sandbox = cliSandbox();
+    const result = await sandbox.run(["store", "enable", "json-tools"]);
+    expect(result.code).toBe(2);
+    expect(result.err).toMatch(/^skillgate: .*--hash/);
+  });
+});
