@@ -21,13 +21,24 @@ export type StoreErrorCode = Extract<
   | "skill_invalid"
   | "store_corrupt"
   | "store_busy"
+  | "script_check_failed"
+  | "too_many_source_chats"
+  | "rationale_too_long"
+  | "draft_locked"
+  | "invalid_draft_arguments"
+  | "invalid_edit_arguments"
+  | "plan_not_found"
+  | "plan_expired"
+  | "too_many_plans"
 >;
 
 /**
  * The HTTP status a server answers with for each store refusal: 413 when a limit is
  * exceeded (sizes and counts alike), 409 when the store's state conflicts with the request,
  * 404 for a missing skill, 403 for a write to a built-in, 400 for malformed input, 500 for a
- * store that cannot be trusted and 503 when the store stayed locked too long.
+ * store that cannot be trusted and 503 when the store stayed locked too long. A script that
+ * does not parse is 422 (the request was well formed, its content is not); an expired edit
+ * plan is 410, and a full plan list 429 (try again once plans are approved, rejected or expire).
  */
 export const STORE_HTTP_STATUS: Readonly<Record<StoreErrorCode, number>> = Object.freeze({
   too_many_skills: 413,
@@ -47,6 +58,15 @@ export const STORE_HTTP_STATUS: Readonly<Record<StoreErrorCode, number>> = Objec
   skill_invalid: 400,
   store_corrupt: 500,
   store_busy: 503,
+  script_check_failed: 422,
+  too_many_source_chats: 413,
+  rationale_too_long: 413,
+  draft_locked: 409,
+  invalid_draft_arguments: 400,
+  invalid_edit_arguments: 400,
+  plan_not_found: 404,
+  plan_expired: 410,
+  too_many_plans: 429,
 });
 
 /**
@@ -203,6 +223,70 @@ export class StoreBusyError extends StoreError<{ folder: string; waitedMs: numbe
       `the store at ${folder} stayed locked for ${waitedMs} ms`,
       { folder, waitedMs },
       options,
+    );
+  }
+}
+
+/** One script problem carried by {@link ScriptCheckFailedError}: where it is and what the checker said. */
+export interface ScriptCheckProblem {
+  /** The script's path inside the skill. */
+  readonly file: string;
+  readonly line?: number;
+  readonly column?: number;
+  readonly message: string;
+}
+
+/** A script of the new version does not parse (seed 000 SkillChecker): the save is refused. */
+export class ScriptCheckFailedError extends StoreError<{ name: string; problems: ScriptCheckProblem[] }> {
+  constructor(name: string, problems: ScriptCheckProblem[]) {
+    const first = problems[0];
+    const where =
+      first === undefined
+        ? "a script"
+        : `${first.file}${first.line !== undefined ? ` line ${first.line}` : ""}`;
+    const more = problems.length > 1 ? ` (and ${problems.length - 1} more problems)` : "";
+    super(
+      "script_check_failed",
+      `skill "${name}" has a script that does not parse: ${where}: ${first?.message ?? "syntax error"}${more}`,
+      { name, problems },
+    );
+  }
+}
+
+/** Why the assistant may not write a skill (see {@link DraftLockedError}). */
+export type DraftLockReason =
+  /** A built-in skill. */
+  | "builtin"
+  /** A skill the assistant did not draft (the owner's, or an import). */
+  | "not_a_draft"
+  /** The owner enabled it or wrote to it once: locked for good. */
+  | "locked"
+  /** It is enabled. */
+  | "enabled"
+  /** Its files changed outside the store (its hash is not the recorded one). */
+  | "edited_by_hand"
+  /** Its SKILL.md carries `skillgate.last-edit`: the owner edited it. */
+  | "owner_edited";
+
+const LOCK_REASONS: Readonly<Record<DraftLockReason, string>> = {
+  builtin: "it is a built-in skill",
+  not_a_draft: "it is not an assistant's draft",
+  locked: "the owner has enabled or edited it",
+  enabled: "it is enabled",
+  edited_by_hand: "its files were changed outside the store",
+  owner_edited: "the owner has edited it",
+};
+
+/**
+ * The assistant may rewrite only its own untouched draft (seed 000 "Drafts"): this skill is
+ * not one, or is locked for good.
+ */
+export class DraftLockedError extends StoreError<{ name: string; reason: DraftLockReason }> {
+  constructor(name: string, reason: DraftLockReason) {
+    super(
+      "draft_locked",
+      `skill "${name}" cannot be rewritten as a draft: ${LOCK_REASONS[reason]}; propose an edit instead`,
+      { name, reason },
     );
   }
 }

@@ -35,6 +35,11 @@ export interface IndexEntry {
   readonly hash: string;
   /** Where an imported skill came from (a file name or an address), when known. */
   readonly origin?: string;
+  /**
+   * Set, for good, on an assistant's draft once the owner enabled it or wrote to it: the
+   * assistant may never rewrite it again (seed 000 "Drafts"). Absent otherwise.
+   */
+  readonly locked?: true;
 }
 
 /** The whole index. `skills` is a Map, so names like `constructor` are plain keys. */
@@ -108,13 +113,16 @@ function parseEntry(raw: unknown, name: string, problem: (message: string) => ne
   if (typeof raw.hash !== "string" || !HASH_PATTERN.test(raw.hash))
     problem(`"${name}".hash is not a hex SHA-256`);
   if (raw.origin !== undefined && typeof raw.origin !== "string") problem(`"${name}".origin is not text`);
+  if (raw.locked !== undefined && raw.locked !== true) problem(`"${name}".locked is not true`);
   const entry: IndexEntry = {
     enabled: raw.enabled as boolean,
     source: raw.source as StoreSource,
     updated: raw.updated as string,
     hash: raw.hash as string,
+    ...(typeof raw.origin === "string" ? { origin: raw.origin } : {}),
+    ...(raw.locked === true ? { locked: true } : {}),
   };
-  return typeof raw.origin === "string" ? { ...entry, origin: raw.origin } : entry;
+  return entry;
 }
 
 /** The index as the text written to disk: names sorted, two-space indent, a final newline. */

@@ -1,5 +1,7 @@
 import type { Diagnostic } from "../core/diagnostics.js";
 import type { CheckedFile } from "./folder-check.js";
+import type { ScriptCheckOptions } from "./import/script-check.js";
+import type { ScriptProblem } from "./import/script-problems.js";
 import type { StoreSource } from "./index-file.js";
 import type { ChangeStepObserver } from "./journal.js";
 import type { ReconcileFinding } from "./reconcile.js";
@@ -29,6 +31,14 @@ export interface StoreOptions {
    * process at an exact step. It must not throw.
    */
   readonly onChangeStep?: ChangeStepObserver;
+  /**
+   * Syntax-check the scripts of every new version before it is published (seed 000
+   * SkillChecker): a script that does not parse refuses the write with
+   * `script_check_failed`. Default true; turn it off only in tests that need speed.
+   */
+  readonly checkScripts?: boolean;
+  /** Options for the script check (timeouts, where checkers are looked up). */
+  readonly scriptCheck?: ScriptCheckOptions;
 }
 
 /** What opening the store found: leftovers it cleaned up and disagreements it only reports. */
@@ -52,6 +62,8 @@ export interface StoreSkillSummary {
   /** ISO time of the last change; absent for built-ins. */
   readonly updated?: string;
   readonly origin?: string;
+  /** An assistant's draft the owner has enabled or written to: the assistant may not rewrite it. */
+  readonly locked?: true;
 }
 
 /** One skill read completely: its state, SKILL.md text, files and the hash of what is on disk now. */
@@ -77,6 +89,11 @@ export interface ChangeResult {
   readonly revision: number;
   /** Warnings from SKILL.md (never errors: those refuse the write). */
   readonly diagnostics: readonly Diagnostic[];
+  /**
+   * Scripts of this write that could not be syntax-checked (no checker installed, such as a
+   * `.cs` script without `dotnet`; a timeout). Scripts that do not parse refuse the write.
+   */
+  readonly scriptWarnings: readonly ScriptProblem[];
 }
 
 /** Options of {@link Store.create}. */
@@ -100,6 +117,19 @@ export interface InstallOptions {
 export interface ExpectedHash {
   /** Refuse with `skill_changed` unless the skill's current hash is exactly this. */
   readonly expectedHash?: string;
+}
+
+/** Who a file write is made for: the owner (any path a person drives) or the assistant's drafts. */
+export type WriteAuthor = "owner" | "assistant";
+
+/** Options of {@link Store.updateFiles} and the one-file writes. */
+export interface UpdateOptions extends ExpectedHash {
+  /**
+   * Default `owner`. An owner's write to an assistant's draft locks the draft for good. An
+   * `assistant` write is allowed only on an unlocked draft: source `assistant`, never
+   * enabled, never written by the owner and not edited by hand; otherwise `draft_locked`.
+   */
+  readonly author?: WriteAuthor;
 }
 
 /** Changes to a stored skill's files, applied together as one change by `updateFiles`. */

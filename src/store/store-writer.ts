@@ -1,10 +1,10 @@
-import { lstat, readdir } from "node:fs/promises";
+import { lstat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Diagnostic } from "../core/diagnostics.js";
 import { hashSkillFolder } from "../skill/content-hash.js";
 import { SKILL_FILE } from "../skill/read-skill-file.js";
-import { removeTree, TEMP_PREFIX } from "./durable-fs.js";
 import {
+  DraftLockedError,
   SkillChangedError,
   SkillExistsError,
   SkillNotFoundError,
@@ -14,36 +14,33 @@ import {
 } from "./errors.js";
 import { checkFileSetLimits, checkTextFiles, type FileSet, readFileSet, writeFileSet } from "./file-sets.js";
 import { type CheckedFolder, checkSkillFolder } from "./folder-check.js";
+import type { ScriptProblem } from "./import/script-problems.js";
 import {
-  INDEX_FILE,
   INDEX_VERSION,
   type IndexEntry,
   readIndex,
-  readRevisionFile,
   type StoreIndex,
   type StoreSource,
   writeIndexFile,
   writeRevisionFile,
 } from "./index-file.js";
-import {
-  applyFolderChange,
-  type ChangeStepObserver,
-  type FolderChange,
-  recoverJournal,
-  TRASH_FOLDER,
-} from "./journal.js";
+import { applyFolderChange, type ChangeStepObserver, type FolderChange } from "./journal.js";
 import { MAX_SKILLS } from "./limits.js";
 import { type LockTiming, withStoreLock } from "./lock.js";
 import { checkRelativePath } from "./paths.js";
-import type { ReconcileFinding } from "./reconcile.js";
+import { prepareStore, type WriteContext } from "./prepare.js";
 import { rewriteSkillName } from "./rename-skill-text.js";
-import { consumedStaging, createStaging, discardStaging, leftoverStaging } from "./staging.js";
-import type { ChangeResult } from "./store-types.js";
+import { gateFolderScripts, gateWrittenScripts, type ScriptGate } from "./script-gate.js";
+import { consumedStaging, createStaging, discardStaging } from "./staging.js";
+import type { ChangeResult, WriteAuthor } from "./store-types.js";
 
-/** What a locked operation starts from: the index as on disk now, and what preparing it cleaned up. */
-export interface WriteContext {
-  readonly index: StoreIndex;
-  readonly cleaned: readonly ReconcileFinding[];
+export type { WriteContext } from "./prepare.js";
+
+/** A new version of a skill staged and checked (limits, SKILL.md, scripts), ready to publish. */
+interface StagedVersion {
+  readonly folder: string;
+  readonly checked: CheckedFolder;
+  readonly scriptWarnings: readonly ScriptProblem[];
 }
 
 /**
@@ -51,7 +48,9 @@ export interface WriteContext {
  * index.json as it is on disk at that moment (another process may have written since),
  * builds the complete new version of one skill in a staging folder, checks it, and
  * publishes it with {@link applyFolderChange}. Arguments are already validated by `Store`
- * except where noted.
+ * except where noted. The script check, which runs child processes, runs before the lock
+ * is taken wherever the new version does not depend on the store's state (create,
+ * duplicate, install, and the files an update writes), so the lock is held only briefly.
  */
 export class StoreWriter {
   constructor(
@@ -59,11 +58,12 @@ export class StoreWriter {
     private readonly timing: LockTiming,
     private readonly now: () => Date,
     private readonly onStep: ChangeStepObserver = () => undefined,
+    private readonly scriptGate: ScriptGate = { enabled: true, options: {} },
   ) {}
 
   /** Runs `work` under the lock, after recovering an interrupted change and removing leftovers. */
   async locked<Result>(work: (context: WriteContext) => Promise<Result>): Promise<Result> {
-    return withStoreLock(this.folder, this.timing, async () => work(await this.#prepare()));
+    return withStoreLock(this.folder, this.timing, async () => work(await prepareStore(this.folder)));
   }
 
   /** Creates a skill from caller-given text files. */
@@ -74,10 +74,25 @@ export class StoreWriter {
   ): Promise<ChangeResult> {
     const set = checkTextFiles(files, "files");
     checkFileSetLimits(set);
-    return this.locked(async ({ index }) => {
-      await this.#assertFree(index, name);
-      return this.#createFrom(index, name, set, entry);
-    });
+    // A cheap early refusal (taken name, full store) before anything is staged or checked.
+    await this.#assertFree(await readIndex(this.folder), name);
+    const staged = await this.#stage(name, set);
+    try {
+      return await this.locked(async ({ index }) => {
+        await this.#assertFree(index, name);
+        return this.#publishNew(index, staged, entry);
+      });
+    } finally {
+      await discardStaging(staged.folder);
+    }
+  }
+
+  /**
+   * Checks the scripts of a staging folder an importer filled (before {@link install}):
+   * throws `script_check_failed` when one does not parse, returns the warnings.
+   */
+  async checkStagedScripts(name: string, staged: string): Promise<ScriptProblem[]> {
+    return gateFolderScripts(this.scriptGate, name, staged);
   }
 
   /** Installs a checked staging folder under its checked name. */
@@ -86,22 +101,28 @@ export class StoreWriter {
     checked: CheckedFolder,
     source: StoreSource,
     origin: string | undefined,
+    scriptWarnings: readonly ScriptProblem[] = [],
   ): Promise<ChangeResult> {
     return this.locked(async ({ index }) => {
       await this.#assertFree(index, checked.name);
-      return this.#publishNew(index, staged, checked, {
-        source,
-        enabled: false,
-        ...(origin !== undefined ? { origin } : {}),
-      });
+      return this.#publishNew(
+        index,
+        { folder: staged, checked, scriptWarnings },
+        { source, enabled: false, ...(origin !== undefined ? { origin } : {}) },
+      );
     });
   }
 
-  /** Writes and removes files of a stored skill as one replace. `changes` is validated here. */
+  /**
+   * Writes and removes files of a stored skill as one replace. `changes` is validated here.
+   * An owner's write to an assistant's draft locks the draft; an assistant's write is
+   * allowed only on an unlocked draft (`draft_locked` otherwise).
+   */
   async update(
     name: string,
     changes: { readonly write?: unknown; readonly remove?: unknown; readonly replaceAll?: unknown },
     expectedHash: string | undefined,
+    author: WriteAuthor = "owner",
   ): Promise<ChangeResult> {
     const replaceAll = changes.replaceAll === true;
     const write: FileSet = changes.write === undefined ? new Map() : checkTextFiles(changes.write, "write");
@@ -113,12 +134,18 @@ export class StoreWriter {
     }
     if (write.size === 0 && remove.length === 0 && !replaceAll)
       throw new StoreArgumentError("changes", "nothing to change");
+    // Early refusals from the index as it is now, before the scripts are checked; the same
+    // checks run again under the lock, where they decide.
+    const before = this.#entry(await readIndex(this.folder), name);
+    if (author === "assistant") checkDraftWritable(name, before, before.hash);
+    const scriptWarnings = await gateWrittenScripts(this.scriptGate, this.folder, name, write);
     return this.locked(async ({ index }) => {
       const entry = this.#entry(index, name);
       const files = await this.#readLive(name);
       const currentHash = this.#hashLive(name);
       if (expectedHash !== undefined && expectedHash !== currentHash)
         throw new SkillChangedError(name, expectedHash, currentHash);
+      if (author === "assistant") checkDraftWritable(name, entry, currentHash);
       for (const path of remove as string[]) {
         if (!files.delete(path)) throw new SkillNotFoundError("file", `${name}/${path}`);
       }
@@ -130,12 +157,17 @@ export class StoreWriter {
         await writeFileSet(staging, files);
         const checked = await checkSkillFolder(staging, { expectedName: name });
         if (checked.hash === currentHash && currentHash === entry.hash)
-          return result(name, entry, index.revision, checked.diagnostics);
-        const next = { ...entry, hash: checked.hash, updated: this.now().toISOString() };
+          return result(name, entry, index.revision, checked.diagnostics, scriptWarnings);
+        const next: IndexEntry = {
+          ...entry,
+          hash: checked.hash,
+          updated: this.now().toISOString(),
+          ...(author === "owner" && entry.source === "assistant" ? { locked: true } : {}),
+        };
         const nextIndex = this.#next(index, name, next);
         await this.#commit({ kind: "replace", name, staged: staging }, nextIndex);
         consumedStaging(staging);
-        return result(name, next, nextIndex.revision, checked.diagnostics);
+        return result(name, next, nextIndex.revision, checked.diagnostics, scriptWarnings);
       } finally {
         await discardStaging(staging);
       }
@@ -158,28 +190,46 @@ export class StoreWriter {
     });
   }
 
-  /** Copies `from` (a stored skill, or the built-in in `builtinFolder`) to the new name `to`. */
+  /**
+   * Copies `from` (a stored skill, or the built-in in `builtinFolder`) to the new name `to`.
+   * The copy is read, staged and checked before the lock is taken; under the lock it is
+   * published only if a stored source still has the hash it was read at (`skill_changed`
+   * otherwise: it was written meanwhile).
+   */
   async duplicate(
     from: string,
     to: string,
     builtinFolder: string | undefined,
     enabled: boolean,
   ): Promise<ChangeResult> {
-    return this.locked(async ({ index }) => {
-      if (builtinFolder === undefined) this.#entry(index, from);
-      await this.#assertFree(index, to);
-      const files =
-        builtinFolder === undefined ? await this.#readLive(from) : await readFileSet(builtinFolder);
-      const skillFile = files.get(SKILL_FILE);
-      if (skillFile !== undefined) {
-        files.set(
-          SKILL_FILE,
-          Buffer.from(rewriteSkillName(Buffer.from(skillFile).toString("utf8"), to), "utf8"),
-        );
-      }
-      checkFileSetLimits(files);
-      return this.#createFrom(index, to, files, { source: "owner", enabled, origin: `duplicate:${from}` });
-    });
+    const before = await readIndex(this.folder);
+    if (builtinFolder === undefined) this.#entry(before, from);
+    await this.#assertFree(before, to);
+    const source = builtinFolder === undefined ? await this.#readStable(from) : undefined;
+    const files = source?.files ?? (await readFileSet(builtinFolder as string));
+    const skillFile = files.get(SKILL_FILE);
+    if (skillFile !== undefined) {
+      files.set(
+        SKILL_FILE,
+        Buffer.from(rewriteSkillName(Buffer.from(skillFile).toString("utf8"), to), "utf8"),
+      );
+    }
+    checkFileSetLimits(files);
+    const staged = await this.#stage(to, files);
+    try {
+      return await this.locked(async ({ index }) => {
+        if (source !== undefined) {
+          this.#entry(index, from);
+          await this.#readLive(from);
+          const currentHash = this.#hashLive(from);
+          if (currentHash !== source.hash) throw new SkillChangedError(from, source.hash, currentHash);
+        }
+        await this.#assertFree(index, to);
+        return this.#publishNew(index, staged, { source: "owner", enabled, origin: `duplicate:${from}` });
+      });
+    } finally {
+      await discardStaging(staged.folder);
+    }
   }
 
   /** Enables (given the reviewed hash) or disables a stored skill; only index.json changes. */
@@ -194,9 +244,17 @@ export class StoreWriter {
         if (checked.hash !== reviewedHash)
           throw new SkillChangedError(name, reviewedHash ?? "", checked.hash);
         diagnostics = checked.diagnostics;
-        if (entry.enabled && entry.hash === checked.hash)
+        // Enabling an assistant's draft is the owner's review of it: it is locked for good.
+        const locks = entry.source === "assistant";
+        if (entry.enabled && entry.hash === checked.hash && (!locks || entry.locked === true))
           return result(name, entry, index.revision, diagnostics);
-        next = { ...entry, enabled: true, hash: checked.hash, updated: this.now().toISOString() };
+        next = {
+          ...entry,
+          enabled: true,
+          hash: checked.hash,
+          updated: this.now().toISOString(),
+          ...(locks ? { locked: true } : {}),
+        };
       } else {
         if (!entry.enabled) return result(name, entry, index.revision, diagnostics);
         next = { ...entry, enabled: false, updated: this.now().toISOString() };
@@ -207,28 +265,41 @@ export class StoreWriter {
     });
   }
 
-  async #createFrom(
-    index: StoreIndex,
-    name: string,
-    files: FileSet,
-    entry: { source: StoreSource; enabled: boolean; origin?: string },
-  ): Promise<ChangeResult> {
-    const staging = await createStaging(this.folder);
+  /**
+   * Writes `files` to a new staging folder and checks it whole: limits, SKILL.md, scripts.
+   * The caller publishes or discards the folder; on a refusal it is already removed.
+   */
+  async #stage(name: string, files: FileSet): Promise<StagedVersion> {
+    const folder = await createStaging(this.folder);
     try {
-      await writeFileSet(staging, files);
-      const checked = await checkSkillFolder(staging, { expectedName: name });
-      return await this.#publishNew(index, staging, checked, entry);
-    } finally {
-      await discardStaging(staging);
+      await writeFileSet(folder, files);
+      const checked = await checkSkillFolder(folder, { expectedName: name });
+      const scriptWarnings = await gateFolderScripts(this.scriptGate, name, folder);
+      return { folder, checked, scriptWarnings };
+    } catch (error) {
+      await discardStaging(folder);
+      throw error;
+    }
+  }
+
+  /** Reads a stored skill's files without the lock, with the hash they have; `skill_changed` if it kept moving. */
+  async #readStable(name: string): Promise<{ files: FileSet; hash: string }> {
+    for (let attempt = 1; ; attempt += 1) {
+      await this.#readLive(name);
+      const before = this.#hashLive(name);
+      const files = await readFileSet(join(this.folder, name));
+      const after = this.#hashLive(name);
+      if (before === after) return { files, hash: after };
+      if (attempt === 3) throw new SkillChangedError(name, before, after);
     }
   }
 
   async #publishNew(
     index: StoreIndex,
-    staged: string,
-    checked: CheckedFolder,
+    staged: StagedVersion,
     base: { source: StoreSource; enabled: boolean; origin?: string },
   ): Promise<ChangeResult> {
+    const checked = staged.checked;
     const entry: IndexEntry = {
       enabled: base.enabled,
       source: base.source,
@@ -237,9 +308,9 @@ export class StoreWriter {
       ...(base.origin !== undefined ? { origin: base.origin } : {}),
     };
     const nextIndex = this.#next(index, checked.name, entry);
-    await this.#commit({ kind: "create", name: checked.name, staged }, nextIndex);
-    consumedStaging(staged);
-    return result(checked.name, entry, nextIndex.revision, checked.diagnostics);
+    await this.#commit({ kind: "create", name: checked.name, staged: staged.folder }, nextIndex);
+    consumedStaging(staged.folder);
+    return result(checked.name, entry, nextIndex.revision, checked.diagnostics, staged.scriptWarnings);
   }
 
   /** Refuses a name that is taken (in the index, or by a folder nobody indexed) or a full store. */
@@ -297,64 +368,6 @@ export class StoreWriter {
     await writeIndexFile(this.folder, nextIndex);
     await writeRevisionFile(this.folder, nextIndex.revision).catch(() => undefined);
   }
-
-  /**
-   * Brings the store to a clean state before any locked work: an interrupted change is
-   * finished or rolled back from the journal, the revision file is caught up with
-   * index.json, and leftovers of the store's own interrupted writes are removed: trash,
-   * staging folders of processes that are gone, temporary files. Each is reported.
-   */
-  async #prepare(): Promise<WriteContext> {
-    const cleaned: ReconcileFinding[] = [];
-    const index = await readIndex(this.folder);
-    // A store that was never written gets an empty index.json, so the file always exists.
-    if (index.revision === 0 && !(await exists(join(this.folder, INDEX_FILE))))
-      await writeIndexFile(this.folder, index);
-    const recovery = await recoverJournal(this.folder, index.revision);
-    if (recovery !== undefined) {
-      cleaned.push({
-        kind: "interrupted_change",
-        name: recovery.name,
-        path: join(this.folder, recovery.name),
-        message: `an interrupted ${recovery.kind} of ${recovery.name} was ${
-          recovery.outcome === "finished" ? "finished" : "rolled back"
-        }`,
-      });
-    }
-    if ((await readRevisionFile(this.folder)) !== index.revision)
-      await writeRevisionFile(this.folder, index.revision);
-    for (const name of await listOrEmpty(join(this.folder, TRASH_FOLDER))) {
-      const path = join(this.folder, TRASH_FOLDER, name);
-      await removeTree(path);
-      cleaned.push({
-        kind: "leftover_trash",
-        path,
-        message: `removed ${name}, left over from a change`,
-        removed: true,
-      });
-    }
-    for (const path of await leftoverStaging(this.folder)) {
-      await removeTree(path);
-      cleaned.push({
-        kind: "leftover_staging",
-        path,
-        message: "removed a staging folder of a write that did not finish",
-        removed: true,
-      });
-    }
-    for (const name of await listOrEmpty(this.folder)) {
-      if (!name.startsWith(TEMP_PREFIX)) continue;
-      const path = join(this.folder, name);
-      await removeTree(path);
-      cleaned.push({
-        kind: "leftover_temporary",
-        path,
-        message: `removed temporary file ${name}`,
-        removed: true,
-      });
-    }
-    return { index, cleaned };
-  }
 }
 
 function result(
@@ -362,6 +375,7 @@ function result(
   entry: IndexEntry,
   revision: number,
   diagnostics: readonly Diagnostic[],
+  scriptWarnings: readonly ScriptProblem[] = [],
 ): ChangeResult {
   return {
     name,
@@ -371,7 +385,20 @@ function result(
     updated: entry.updated,
     revision,
     diagnostics,
+    scriptWarnings,
   };
+}
+
+/**
+ * Refuses an assistant's write to anything but its own untouched draft: a skill of another
+ * source, a draft the owner enabled or wrote to (locked), an enabled one, or one edited by
+ * hand (its folder no longer has the recorded hash).
+ */
+function checkDraftWritable(name: string, entry: IndexEntry, currentHash: string): void {
+  if (entry.source !== "assistant") throw new DraftLockedError(name, "not_a_draft");
+  if (entry.locked === true) throw new DraftLockedError(name, "locked");
+  if (entry.enabled) throw new DraftLockedError(name, "enabled");
+  if (currentHash !== entry.hash) throw new DraftLockedError(name, "edited_by_hand");
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -380,14 +407,5 @@ async function exists(path: string): Promise<boolean> {
     return true;
   } catch {
     return false;
-  }
-}
-
-async function listOrEmpty(folder: string): Promise<string[]> {
-  try {
-    return await readdir(folder);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
-    throw error;
   }
 }

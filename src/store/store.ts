@@ -39,6 +39,8 @@ import type {
   StoreOptions,
   StoreSkill,
   StoreSkillSummary,
+  UpdateOptions,
+  WriteAuthor,
 } from "./store-types.js";
 import { StoreWriter, type WriteContext } from "./store-writer.js";
 
@@ -83,7 +85,10 @@ export class Store {
       staleMs: options.lockStaleMs ?? DEFAULT_LOCK_STALE_MS,
       waitMs: options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS,
     };
-    const writer = new StoreWriter(folder, timing, options.now ?? (() => new Date()), options.onChangeStep);
+    const writer = new StoreWriter(folder, timing, options.now ?? (() => new Date()), options.onChangeStep, {
+      enabled: options.checkScripts !== false,
+      options: options.scriptCheck ?? {},
+    });
     const { revision, findings } = await writer.locked(async (context) => ({
       revision: context.index.revision,
       findings: [...context.cleaned, ...(await reconcileFolders(folder, context.index, builtins.skills))],
@@ -177,11 +182,19 @@ export class Store {
 
   /**
    * Writes and removes files of a stored skill as one change. The enabled state is kept;
-   * the hash changes, so grants bound to the old hash no longer match.
+   * the hash changes, so grants bound to the old hash no longer match. The scripts written
+   * are syntax-checked first (`script_check_failed`). `author` (default `owner`) decides
+   * the draft rules: an owner's write locks an assistant's draft; an assistant's write is
+   * allowed only on its own untouched draft (`draft_locked`).
    */
-  async updateFiles(name: string, changes: FileChanges, options: ExpectedHash = {}): Promise<ChangeResult> {
+  async updateFiles(name: string, changes: FileChanges, options: UpdateOptions = {}): Promise<ChangeResult> {
     this.#writable(name);
-    return this.#writer.update(name, changes, checkExpected(options.expectedHash));
+    return this.#writer.update(
+      name,
+      changes,
+      checkExpected(options.expectedHash),
+      checkAuthor(options.author ?? "owner"),
+    );
   }
 
   /** Writes one text file of a stored skill (created or replaced). */
@@ -189,13 +202,13 @@ export class Store {
     name: string,
     path: string,
     content: string,
-    options: ExpectedHash = {},
+    options: UpdateOptions = {},
   ): Promise<ChangeResult> {
     return this.updateFiles(name, { write: { [path]: content } }, options);
   }
 
   /** Removes one file of a stored skill. SKILL.md cannot be removed. */
-  async removeFile(name: string, path: string, options: ExpectedHash = {}): Promise<ChangeResult> {
+  async removeFile(name: string, path: string, options: UpdateOptions = {}): Promise<ChangeResult> {
     return this.updateFiles(name, { remove: [path] }, options);
   }
 
@@ -281,11 +294,12 @@ export class Store {
         ...(options.name !== undefined ? { expectedName: options.name } : {}),
       });
       this.#writable(checked.name);
+      const scriptWarnings = await this.#writer.checkStagedScripts(checked.name, staged);
       await syncTree(
         staged,
         checked.files.map((file) => file.path),
       );
-      return await this.#writer.install(staged, checked, source, options.origin);
+      return await this.#writer.install(staged, checked, source, options.origin, scriptWarnings);
     } finally {
       await discardStaging(staged);
     }
@@ -316,6 +330,7 @@ function summary(name: string, entry: IndexEntry): StoreSkillSummary {
     hash: entry.hash,
     updated: entry.updated,
     ...(entry.origin !== undefined ? { origin: entry.origin } : {}),
+    ...(entry.locked === true ? { locked: true } : {}),
   };
 }
 
@@ -359,6 +374,12 @@ function checkSource(source: unknown): StoreSource {
   if (!(STORE_SOURCES as readonly unknown[]).includes(source))
     throw new StoreArgumentError("source", `source must be one of ${STORE_SOURCES.join(", ")}`);
   return source as StoreSource;
+}
+
+function checkAuthor(author: unknown): WriteAuthor {
+  if (author !== "owner" && author !== "assistant")
+    throw new StoreArgumentError("author", "author must be owner or assistant");
+  return author;
 }
 
 function checkEnabled(enabled: boolean | undefined, source: StoreSource): boolean {

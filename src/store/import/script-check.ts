@@ -39,6 +39,13 @@ const LANGUAGES: Readonly<Record<string, ScriptLanguage>> = {
   ".cs": "csharp",
 };
 
+/** The language the checker reads a file as, by its extension; `undefined` for files it does not check. */
+export function scriptLanguage(path: string): ScriptLanguage | undefined {
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  const dot = name.lastIndexOf(".");
+  return dot > 0 ? LANGUAGES[name.slice(dot).toLowerCase()] : undefined;
+}
+
 /** Entries walked below the folder before the walk stops; a skill holds at most a few hundred. */
 const MAX_WALKED_ENTRIES = 10_000;
 /** Variables a checker may see; everything else (NODE_OPTIONS, BASH_ENV, PYTHONSTARTUP, …) is dropped. */
@@ -152,8 +159,7 @@ async function findScripts(folder: string): Promise<{ file: string; language: Sc
       const path = relative === "" ? entry.name : `${relative}/${entry.name}`;
       if (entry.isDirectory()) pending.push(path);
       else if (entry.isFile()) {
-        const dot = entry.name.lastIndexOf(".");
-        const language = dot > 0 ? LANGUAGES[entry.name.slice(dot).toLowerCase()] : undefined;
+        const language = scriptLanguage(entry.name);
         if (language !== undefined) scripts.push({ file: path, language });
       }
     }
