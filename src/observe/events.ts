@@ -1,0 +1,53 @@
+import type { ToolTier } from "../policy/tiers.js";
+
+/**
+ * Audit events: one per classification, policy decision, approval request, approval
+ * answer and finished call. They carry who, what and how it ended, never the arguments'
+ * or the output's content. Names follow `noun-action`.
+ */
+export type AuditEventType =
+  | "tool-call-classified"
+  | "policy-decided"
+  | "approval-requested"
+  | "approval-answered"
+  | "tool-call-finished";
+
+/** How a call ended, as the audit log records it. */
+export type CallStatus =
+  | "ok"
+  | "failed"
+  | "refused"
+  | "denied"
+  | "declined"
+  | "expired"
+  | "timed_out"
+  | "interrupted";
+
+/** One line of the audit log. */
+export interface AuditEvent {
+  readonly type: AuditEventType;
+  /** ISO time. */
+  readonly time: string;
+  /** Ties the events of one tool call together. */
+  readonly requestId: string;
+  readonly scope: { readonly kind: "chat" | "job"; readonly id: string };
+  readonly tool: string;
+  readonly tier: ToolTier;
+  readonly skill?: string;
+  /** The first 8 hex of the skill's content hash. */
+  readonly hash8?: string;
+  /** The rule that decided (for `policy-decided` and later events). */
+  readonly rule?: string;
+  readonly decision?: "allow" | "ask" | "deny";
+  /** The answer to an approval request. */
+  readonly answer?: "once" | "always-chat" | "always-job" | "decline" | "expired";
+  readonly status?: CallStatus;
+  readonly latencyMs?: number;
+  /** A stable error code or class name for failures; never a message with user content. */
+  readonly errorKind?: string;
+}
+
+/** Where audit events go. The audit log implements it; tests may collect in memory. */
+export interface AuditSink {
+  record(event: AuditEvent): void;
+}
