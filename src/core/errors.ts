@@ -57,7 +57,9 @@ export type ErrorCode =
   | "invalid_edit_arguments"
   | "plan_not_found"
   | "plan_expired"
-  | "too_many_plans";
+  | "too_many_plans"
+  // The chat log, see docs/audit.md.
+  | "chat_log_unreadable";
 
 /** The base of every error skillgate throws on purpose. */
 export class SkillgateError<Data extends object = Record<string, unknown>> extends Error {
