@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { loadConfig, type SkillgateConfig } from "../config/config.js";
+import { ConfigFile, type SkillgateConfig } from "../config/config.js";
 import { type FolderOptions, type Folders, resolveFolders } from "../core/folders.js";
 import type { Skill } from "../skill/skill.js";
 import { type DiscoveryResult, SkillDiscovery } from "./discover.js";
@@ -33,22 +33,27 @@ export interface Catalog {
 }
 
 /**
- * Resolves folders and configuration once and returns a catalog over them. Throws
- * InvalidConfigError for a malformed configuration file.
+ * Resolves folders once and returns a catalog over them. The configuration file is read
+ * now and again whenever it changes. Throws InvalidConfigError for a malformed file.
  */
 export function createCatalog(options: CatalogOptions = {}): Catalog {
   const folders = resolveFolders(options);
-  const config = options.configuration ?? loadConfig(folders.config);
+  const file = new ConfigFile(folders.config);
+  const currentConfig = (): SkillgateConfig => options.configuration ?? file.current();
+  // Read now, so a malformed file is reported when the catalog is made.
+  currentConfig();
   const roots = (options.roots ?? []).map((root) => resolve(root));
   const discovery = new SkillDiscovery();
   return {
     folders,
-    config,
+    get config() {
+      return currentConfig();
+    },
     roots,
     discover: () =>
       discovery.discover({
         folders,
-        config,
+        config: currentConfig(),
         roots,
         ...(options.extra !== undefined ? { extra: options.extra } : {}),
         ...(options.packages !== undefined ? { packages: options.packages } : {}),
@@ -58,7 +63,7 @@ export function createCatalog(options: CatalogOptions = {}): Catalog {
     folderSources: () =>
       skillFolderSources({
         folders,
-        config,
+        config: currentConfig(),
         roots,
         ...(options.builtins !== undefined ? { builtins: options.builtins } : {}),
         ...(options.store !== undefined ? { store: options.store } : {}),

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parseDocument } from "yaml";
 import { InvalidConfigError } from "../core/errors.js";
@@ -133,4 +133,34 @@ function positiveInteger(
   if (typeof inner === "number" && Number.isInteger(inner) && inner > 0) return inner;
   problems.push(`"${parent}.${key}" must be a whole number above 0`);
   return fallback;
+}
+
+/**
+ * The configuration file, re-read when it changes (its inode, size or times move), so a
+ * long-running server sees an owner's edit on its next discovery. The same object is
+ * returned while the file is unchanged. A malformed edit throws InvalidConfigError.
+ */
+export class ConfigFile {
+  readonly #folder: string;
+  #stamp: string | undefined;
+  #config: SkillgateConfig | undefined;
+
+  constructor(configFolder: string) {
+    this.#folder = configFolder;
+  }
+
+  /** The configuration as the file says now. */
+  current(): SkillgateConfig {
+    const stamp = fileStamp(join(this.#folder, CONFIG_FILE));
+    if (this.#config === undefined || stamp !== this.#stamp) {
+      this.#config = loadConfig(this.#folder);
+      this.#stamp = stamp;
+    }
+    return this.#config;
+  }
+}
+
+function fileStamp(file: string): string {
+  const stats = statSync(file, { throwIfNoEntry: false });
+  return stats === undefined ? "missing" : `${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
 }

@@ -1,0 +1,238 @@
+import { randomUUID } from "node:crypto";
+import { type Clock, systemClock } from "../core/clock.js";
+import { describeError, isSkillgateError } from "../core/errors.js";
+import type { AuditEvent, AuditSink, CallStatus } from "../observe/events.js";
+import { type ApprovalAnswer, ApprovalBook, type ApprovalRequest } from "../policy/approvals.js";
+import { type PolicyDecision, PolicyTable } from "../policy/decide.js";
+import { type GrantScope, type GrantStore, MemoryGrantStore } from "../policy/grants.js";
+import type { TurnMode } from "../policy/tiers.js";
+import { grant as grantKey } from "../skill/content-hash.js";
+import type { AnyTool, CallSubject, ToolOutput } from "./tool.js";
+
+/** Asks a person about a call. Resolves with their answer, or `expired` when nobody answered in time. */
+export type Approver = (request: ApprovalRequest) => Promise<ApprovalAnswer | "expired">;
+
+/** Counts a chat's or job's calls that ended badly (the chat log implements it). */
+export interface OutcomeRecorder {
+  recordOutcome(scope: GrantScope, status: CallStatus): void;
+}
+
+/** Where a call is made: a chat or a job, in a mode. */
+export interface CallScope extends GrantScope {
+  readonly mode: TurnMode;
+}
+
+/** The broker's collaborators. Only the policy is needed; the rest have safe defaults. */
+export interface BrokerOptions {
+  readonly policy?: PolicyTable;
+  readonly grants?: GrantStore;
+  readonly approvals?: ApprovalBook;
+  /** Without an approver, every ask is declined: nobody is there to say yes. */
+  readonly approve?: Approver;
+  readonly audit?: AuditSink;
+  readonly outcomes?: OutcomeRecorder;
+  readonly clock?: Clock;
+}
+
+/** The outcome of one call: what the model is shown and how the call ended. */
+export interface ToolCallResult {
+  readonly requestId: string;
+  readonly text: string;
+  readonly status: CallStatus;
+  readonly decision?: PolicyDecision;
+}
+
+/** Statuses the chat log counts (seed 000, "Chat issues"). */
+const COUNTED: ReadonlySet<CallStatus> = new Set(["declined", "expired", "failed", "timed_out"]);
+
+/**
+ * Every tool call goes through here: read the input once, classify it, let the policy
+ * decide, ask a person when the policy says ask, run, and record each step in the audit
+ * log. Nothing throws into the model's turn: every refusal is text starting with `HOST:`.
+ */
+export class Broker {
+  readonly policy: PolicyTable;
+  readonly grants: GrantStore;
+  readonly approvals: ApprovalBook;
+  readonly #options: BrokerOptions;
+  readonly #clock: Clock;
+
+  constructor(options: BrokerOptions = {}) {
+    this.#options = options;
+    this.#clock = options.clock ?? systemClock;
+    this.policy = options.policy ?? new PolicyTable();
+    this.grants = options.grants ?? new MemoryGrantStore();
+    this.approvals = options.approvals ?? new ApprovalBook({ clock: this.#clock });
+  }
+
+  /** Calls `tool` with the model's raw input in `scope`. */
+  async call(
+    scope: CallScope,
+    tool: AnyTool,
+    raw: unknown,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<ToolCallResult> {
+    const requestId = randomUUID();
+    const started = this.#clock.now();
+    const event = (type: AuditEvent["type"], subject: CallSubject, extra: Partial<AuditEvent> = {}): void =>
+      this.#record({
+        type,
+        time: new Date(this.#clock.now()).toISOString(),
+        requestId,
+        scope: { kind: scope.kind, id: scope.id },
+        tool: tool.name,
+        tier: subject.tier,
+        ...skillFields(subject),
+        ...extra,
+      });
+    const finish = (
+      subject: CallSubject,
+      text: string,
+      status: CallStatus,
+      decision?: PolicyDecision,
+      errorKind?: string,
+    ): ToolCallResult => {
+      event("tool-call-finished", subject, {
+        status,
+        latencyMs: this.#clock.now() - started,
+        ...(decision ? { rule: decision.rule, decision: decision.effect } : {}),
+        ...(errorKind ? { errorKind } : {}),
+      });
+      if (COUNTED.has(status)) this.#options.outcomes?.recordOutcome(scope, status);
+      return { requestId, text, status, ...(decision ? { decision } : {}) };
+    };
+
+    let prepared: Awaited<ReturnType<AnyTool["prepare"]>>;
+    try {
+      prepared = await tool.prepare(raw);
+    } catch (error) {
+      const subject: CallSubject = { tier: "change", summary: `call ${tool.name}` };
+      return finish(
+        subject,
+        `HOST: ${tool.name} could not read its input (${describeError(error)}).`,
+        "failed",
+        undefined,
+        errorKind(error),
+      );
+    }
+    const subject = prepared.subject ?? { tier: "change" as const, summary: `call ${tool.name}` };
+    event("tool-call-classified", subject);
+    if (!prepared.ok) return finish(subject, prepared.message, "refused", undefined, "invalid_input");
+
+    const grant =
+      subject.skill !== undefined && subject.hash !== undefined
+        ? grantKey(subject.skill, subject.hash)
+        : undefined;
+    const decision = this.policy.decide(
+      {
+        tool: tool.name,
+        tier: subject.tier,
+        mode: scope.mode,
+        ...(subject.skill !== undefined ? { skill: subject.skill } : {}),
+        ...(grant !== undefined ? { grant } : {}),
+        ...(subject.skillRunnable !== undefined ? { skillRunnable: subject.skillRunnable } : {}),
+        ...(subject.draftTargetLocked !== undefined ? { draftTargetLocked: subject.draftTargetLocked } : {}),
+      },
+      { grants: this.grants.grants(scope) },
+    );
+    event("policy-decided", subject, { rule: decision.rule, decision: decision.effect });
+    if (decision.effect === "deny") return finish(subject, denialText(decision, subject), "denied", decision);
+
+    if (decision.effect === "ask") {
+      const answer = await this.#ask(scope, tool.name, subject, grant, event);
+      if (answer === "expired")
+        return finish(
+          subject,
+          "HOST: the approval request expired before anyone answered; the call did not run.",
+          "expired",
+          decision,
+        );
+      if (answer === "decline")
+        return finish(
+          subject,
+          "HOST: the person declined this call; it did not run. Do not retry it unless they ask.",
+          "declined",
+          decision,
+        );
+      if ((answer === "always-chat" || answer === "always-job") && grant !== undefined)
+        this.grants.addGrant(scope, grant);
+    }
+
+    try {
+      const output = await tool.execute(prepared.input, {
+        requestId,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+      const { text, status } = splitOutput(output);
+      return finish(subject, text, status, decision);
+    } catch (error) {
+      return finish(
+        subject,
+        `HOST: ${tool.name} failed: ${describeError(error)}`,
+        "failed",
+        decision,
+        errorKind(error),
+      );
+    }
+  }
+
+  async #ask(
+    scope: CallScope,
+    tool: string,
+    subject: CallSubject,
+    grant: string | undefined,
+    event: (type: AuditEvent["type"], subject: CallSubject, extra?: Partial<AuditEvent>) => void,
+  ): Promise<ApprovalAnswer | "expired"> {
+    const request = this.approvals.open({
+      tool,
+      tier: subject.tier,
+      scope: { kind: scope.kind, id: scope.id },
+      summary: subject.summary,
+      ...(subject.skill !== undefined ? { skill: subject.skill } : {}),
+      ...(subject.hash !== undefined ? { hash: subject.hash } : {}),
+      ...(grant !== undefined ? { grant } : {}),
+    });
+    event("approval-requested", subject);
+    let answer: ApprovalAnswer | "expired" | "invalid";
+    try {
+      const given = this.#options.approve ? await this.#options.approve(request) : "decline";
+      answer = given === "expired" ? "expired" : this.approvals.answer(request.id, given);
+    } catch {
+      answer = "decline";
+    }
+    // An answer that was not offered (say "always" for edit_skill) counts as a decline.
+    const final = answer === "invalid" ? "decline" : answer;
+    event("approval-answered", subject, { answer: final });
+    return final;
+  }
+
+  #record(event: AuditEvent): void {
+    try {
+      this.#options.audit?.record(event);
+    } catch {
+      // The audit sink reports its own failures; a call is never stopped by one.
+    }
+  }
+}
+
+function skillFields(subject: CallSubject): Partial<AuditEvent> {
+  return {
+    ...(subject.skill !== undefined ? { skill: subject.skill } : {}),
+    ...(subject.hash !== undefined ? { hash8: subject.hash.slice(0, 8) } : {}),
+  };
+}
+
+function denialText(decision: PolicyDecision, subject: CallSubject): string {
+  if (decision.rule === "disabled-skills-never-run" && subject.skillRunnable === false)
+    return "HOST: that skill is no longer enabled.";
+  return `HOST: not allowed: ${decision.description} (rule ${decision.rule}).`;
+}
+
+function splitOutput(output: ToolOutput): { text: string; status: CallStatus } {
+  return typeof output === "string" ? { text: output, status: "ok" } : output;
+}
+
+function errorKind(error: unknown): string {
+  if (isSkillgateError(error)) return error.code;
+  return error instanceof Error ? error.name : "unknown";
+}

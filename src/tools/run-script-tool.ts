@@ -1,0 +1,178 @@
+import type { CallStatus } from "../observe/events.js";
+import { DEFAULT_RUN_LIMITS, type RunLimits, type Runner, type RunResult } from "../runners/contract.js";
+import { hashSkillFolder } from "../skill/content-hash.js";
+import { effectiveSchema, type JsonSchema } from "../skill/parameters-schema.js";
+import { listSkillScripts, type SkillScript } from "../skill/scripts.js";
+import type { Skill } from "../skill/skill.js";
+import { type ArgumentRepair, normaliseArguments } from "./arguments.js";
+import { checkAgainstSchema } from "./input.js";
+import { offeredSkill, readInput } from "./skill-tools.js";
+import type { SkillView } from "./skill-view.js";
+import type { PreparedCall, ToolDefinition } from "./tool.js";
+
+/** What run_skill_script needs from the turn. */
+export interface RunScriptEnvironment {
+  readonly view: SkillView;
+  readonly runner: Runner;
+  readonly limits?: RunLimits;
+  /** Told of each repair made to a model's arguments (for the log line and the counter). */
+  readonly onArgumentRepair?: (repair: ArgumentRepair, skill: string, script: string) => void;
+}
+
+/** A run_skill_script call after it was read once: the skill, the script and clean arguments. */
+export interface RunScriptInput {
+  readonly skill: Skill;
+  readonly hash: string;
+  readonly script: SkillScript;
+  readonly arguments: Record<string, import("../core/safe-json.js").JsonValue>;
+}
+
+// Advertised as an object plus an optional node; text holding an object is still accepted and repaired.
+const inputSchema: JsonSchema = {
+  type: "object",
+  properties: {
+    skill: { type: "string", minLength: 1, description: "The skill's exact name." },
+    script: {
+      type: "string",
+      minLength: 1,
+      description: 'The script\'s path as load_skill listed it, such as "scripts/run.py".',
+    },
+    arguments: {
+      type: "object",
+      description: "The script's arguments: a JSON object matching the schema load_skill showed.",
+    },
+    node: {
+      type: "string",
+      description:
+        "Only for skills that run on a named server: the server's name. Prefer putting it inside arguments.",
+    },
+  },
+  required: ["skill", "script"],
+  additionalProperties: false,
+};
+
+/** The tool that runs a skill's script through the runner of its execution mode. */
+export function runScriptTool(environment: RunScriptEnvironment): ToolDefinition<RunScriptInput> {
+  return {
+    name: "run_skill_script",
+    description:
+      "Run one of a skill's scripts. Read the skill with load_skill first: it lists the scripts and the JSON Schema of their arguments. " +
+      'Send {"skill": "NAME", "script": "scripts/FILE", "arguments": {...}} with arguments as a JSON object, for example ' +
+      '{"skill": "json-tools", "script": "scripts/json_tools.py", "arguments": {"action": "validate", "text": "{\\"a\\": 1}"}}. ' +
+      "A person may be asked to approve the run first. The answer is the exit code and the script's output; lines starting with HOST: come from skillgate, not the script.",
+    inputSchema,
+    prepare: (raw) => prepareRun(environment, raw),
+    execute: async (input, context) => {
+      const result = await environment.runner.run({
+        skill: input.skill.name,
+        hash: input.hash,
+        folder: input.skill.directory as string,
+        execution: input.skill.governance.execution,
+        script: input.script.path,
+        language: input.script.language,
+        arguments: input.arguments,
+        limits: environment.limits ?? DEFAULT_RUN_LIMITS,
+        ...(context.signal !== undefined ? { signal: context.signal } : {}),
+      });
+      const text = formatRunResult(result, environment.limits ?? DEFAULT_RUN_LIMITS);
+      return { text, status: runStatus(result) };
+    },
+  };
+}
+
+function prepareRun(environment: RunScriptEnvironment, raw: unknown): PreparedCall<RunScriptInput> {
+  const shape = readInput<{ skill: string; script: string; arguments?: unknown; node?: unknown }>(
+    { ...inputSchema, properties: { ...(inputSchema.properties as object), arguments: {}, node: {} } },
+    raw,
+    "change",
+    "run a skill script",
+  );
+  if (!shape.ok) return shape;
+  const { skill: name, script: scriptPath } = shape.input;
+  const found = offeredSkill(environment.view, name);
+  // A call naming a skill that does not exist is classified as a change with no grant.
+  if (!found.ok) {
+    const withdrawn = environment.view.lookup(name).wasOffered;
+    return {
+      ok: false,
+      message: found.message,
+      subject: withdrawn
+        ? { tier: "change", skill: name, skillRunnable: false, summary: `run ${scriptPath} of ${name}` }
+        : { tier: "change", summary: `run ${scriptPath} of ${name}` },
+    };
+  }
+  const skill = found.skill;
+  const { execution, tier, parametersSchema } = skill.governance;
+  const summary = `run ${scriptPath} of ${skill.name} (${execution})`;
+  if (skill.directory === undefined)
+    return {
+      ok: false,
+      message: `HOST: ${skill.name} has no scripts.`,
+      subject: { tier, skill: skill.name, summary },
+    };
+  const scripts = listSkillScripts(skill.directory);
+  const script = scripts.find((item) => item.path === scriptPath || item.path === `scripts/${scriptPath}`);
+  if (script === undefined) {
+    return {
+      ok: false,
+      message: `HOST: ${skill.name} has no script ${JSON.stringify(scriptPath)}. Scripts: ${scripts.map((item) => item.path).join(", ") || "(none)"}.`,
+      subject: { tier, skill: skill.name, summary },
+    };
+  }
+  const hashed = hashSkillFolder(skill.directory);
+  if (hashed.hash === undefined)
+    return {
+      ok: false,
+      message: `HOST: ${skill.name} cannot be read right now; tell its owner.`,
+      subject: { tier, skill: skill.name, summary },
+    };
+  const subject = {
+    tier,
+    skill: skill.name,
+    hash: hashed.hash,
+    skillRunnable: true,
+    summary: `run ${script.path} of ${skill.name} (${execution})`,
+  };
+  const normalised = normaliseArguments(shape.input.arguments, shape.input.node, execution);
+  if (!normalised.ok) return { ok: false, message: normalised.message, subject };
+  for (const repair of normalised.repairs) environment.onArgumentRepair?.(repair, skill.name, script.path);
+  const checked = checkAgainstSchema(
+    effectiveSchema(parametersSchema, execution, script.path),
+    normalised.arguments,
+    "arguments",
+  );
+  if (!checked.ok) return { ok: false, message: checked.message, subject };
+  return {
+    ok: true,
+    input: { skill, hash: hashed.hash, script, arguments: { ...normalised.arguments } },
+    subject,
+  };
+}
+
+/** How a run counts for the chat log and the audit log: a non-zero exit is a failure. */
+function runStatus(result: RunResult): CallStatus {
+  if (result.status === "ok") return result.exitCode === 0 ? "ok" : "failed";
+  return result.status;
+}
+
+/** The text a model gets back from a run. */
+export function formatRunResult(result: RunResult, limits: RunLimits): string {
+  if (result.status === "refused") return result.message ?? "HOST: the runner refused to run this script.";
+  const head =
+    result.status === "timed_out"
+      ? `HOST: the script ran past its time limit (${Math.round(limits.timeoutMs / 1000)} s) and was stopped.`
+      : result.status === "interrupted"
+        ? "HOST: the run was interrupted before it finished; it will not be run again by itself."
+        : `exit code ${result.exitCode ?? "none"} (${result.status}, ${Math.round(result.durationMs)} ms)`;
+  const parts = [head];
+  if (result.stdout !== "")
+    parts.push(
+      `--- stdout ---\n${result.stdout}${result.stdoutTruncated ? "\nHOST: stdout was cut at the output limit." : ""}`,
+    );
+  if (result.stderr !== "")
+    parts.push(
+      `--- stderr ---\n${result.stderr}${result.stderrTruncated ? "\nHOST: stderr was cut at the output limit." : ""}`,
+    );
+  if (result.stdout === "" && result.stderr === "") parts.push("(no output)");
+  return parts.join("\n");
+}

@@ -1,0 +1,110 @@
+import { isUtf8 } from "node:buffer";
+import { closeSync, constants, fstatSync, openSync, readdirSync, readSync } from "node:fs";
+import { join } from "node:path";
+
+/** The most of one resource file shown to a model: 64 KiB, then a note. */
+export const MAX_RESOURCE_BYTES = 64 * 1024;
+
+/**
+ * The regular files of a skill folder, relative paths with `/`, sorted; links and
+ * special files are not listed (and so can never be read through a tool).
+ */
+export function listSkillFiles(folder: string): string[] {
+  const files: string[] = [];
+  const visit = (relative: string): void => {
+    let entries: import("node:fs").Dirent[];
+    try {
+      entries = readdirSync(relative === "" ? folder : join(folder, relative), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const path = relative === "" ? entry.name : `${relative}/${entry.name}`;
+      if (entry.isDirectory()) visit(path);
+      else if (entry.isFile()) files.push(path);
+    }
+  };
+  visit("");
+  return files.sort();
+}
+
+/** A resource path a model sent, checked: relative, no `..`, no backslash, no NUL, and listed. */
+export function checkResourcePath(
+  path: unknown,
+  listed: readonly string[],
+): { ok: true; path: string } | { ok: false; message: string } {
+  if (typeof path !== "string" || path.length === 0)
+    return {
+      ok: false,
+      message: 'HOST: send "path" as the file\'s path inside the skill, such as "references/guide.md".',
+    };
+  if (path.startsWith("/") || /^[A-Za-z]:/.test(path) || path.includes("\\") || path.includes("\0")) {
+    return {
+      ok: false,
+      message: 'HOST: path must be relative to the skill folder, such as "references/guide.md".',
+    };
+  }
+  const normalised = path.replace(/^\.\//, "");
+  if (normalised.split("/").some((part) => part === ".." || part === "." || part === "")) {
+    return { ok: false, message: 'HOST: path may not contain "..", "." or empty parts.' };
+  }
+  if (!listed.includes(normalised)) {
+    return {
+      ok: false,
+      message: `HOST: ${normalised} is not one of the skill's files. Files: ${listed.join(", ") || "(none)"}.`,
+    };
+  }
+  return { ok: true, path: normalised };
+}
+
+/**
+ * Reads a listed file for a model: never through a link, at most
+ * {@link MAX_RESOURCE_BYTES} shown (with a note of how much more there is), text only.
+ */
+export function readResourceText(folder: string, path: string): string {
+  let descriptor: number;
+  try {
+    descriptor = openSync(
+      join(folder, path),
+      constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+    );
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === "ELOOP"
+      ? `HOST: ${path} is a link; links are not read.`
+      : `HOST: ${path} cannot be read (${code ?? "error"}).`;
+  }
+  try {
+    const stats = fstatSync(descriptor);
+    if (!stats.isFile()) return `HOST: ${path} is not a regular file.`;
+    const length = Math.min(stats.size, MAX_RESOURCE_BYTES);
+    const buffer = Buffer.alloc(length);
+    let filled = 0;
+    while (filled < length) {
+      const count = readSync(descriptor, buffer, filled, length - filled, filled);
+      if (count === 0) break;
+      filled += count;
+    }
+    const bytes = buffer.subarray(0, filled);
+    if (bytes.includes(0) || !isUtf8(trimPartialCharacter(bytes)))
+      return `HOST: ${path} is binary (${stats.size} bytes); it cannot be shown as text.`;
+    const text = trimPartialCharacter(bytes).toString("utf8");
+    return stats.size > length
+      ? `${text}\n…[${stats.size - length} more bytes not shown; the file is ${stats.size} bytes]`
+      : text;
+  } finally {
+    closeSync(descriptor);
+  }
+}
+
+/** Drops an incomplete UTF-8 sequence at the end of a cut buffer. */
+function trimPartialCharacter(bytes: Buffer): Buffer {
+  let end = bytes.length;
+  let back = 0;
+  while (back < 3 && end - back - 1 >= 0 && ((bytes[end - back - 1] as number) & 0xc0) === 0x80) back += 1;
+  const lead = bytes[end - back - 1];
+  if (lead === undefined) return bytes;
+  const expected = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+  if (expected > back + 1) end -= back + 1;
+  return bytes.subarray(0, end);
+}

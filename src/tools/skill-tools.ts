@@ -1,0 +1,242 @@
+import { searchSkills } from "../catalog/search.js";
+import { skillIndex } from "../catalog/skill-index.js";
+import { effectiveSchema, type JsonSchema } from "../skill/parameters-schema.js";
+import { listSkillScripts } from "../skill/scripts.js";
+import type { Skill } from "../skill/skill.js";
+import { checkAgainstSchema } from "./input.js";
+import { checkResourcePath, listSkillFiles, readResourceText } from "./skill-files.js";
+import type { SkillView } from "./skill-view.js";
+import type { AnyTool, CallSubject, PreparedCall, ToolDefinition } from "./tool.js";
+
+/** The view of skills the skill tools read. */
+export interface SkillToolsEnvironment {
+  readonly view: SkillView;
+}
+
+const skillName: JsonSchema = {
+  type: "string",
+  minLength: 1,
+  description: "The skill's exact name, as listed.",
+};
+
+/** Reads a tool input object against its schema; a mismatch is the `HOST:` message. */
+export function readInput<Input>(
+  schema: JsonSchema,
+  raw: unknown,
+  tier: CallSubject["tier"],
+  summary: string,
+): PreparedCall<Input> {
+  const checked = checkAgainstSchema(schema, raw ?? {}, "the input");
+  if (!checked.ok) return { ok: false, message: checked.message, subject: { tier, summary } };
+  return { ok: true, input: (raw ?? {}) as Input, subject: { tier, summary } };
+}
+
+/** Finds an offered skill; the `HOST:` message tells a withdrawn skill from an unknown one. */
+export function offeredSkill(
+  view: SkillView,
+  name: string,
+): { ok: true; skill: Skill } | { ok: false; message: string } {
+  const { skill, wasOffered } = view.lookup(name);
+  if (skill !== undefined) return { ok: true, skill };
+  if (wasOffered) return { ok: false, message: "HOST: that skill is no longer enabled." };
+  const names = view.offered().map((item) => item.name);
+  return {
+    ok: false,
+    message: `HOST: there is no skill named ${JSON.stringify(name)}. Skills you can use: ${names.join(", ") || "(none)"}.`,
+  };
+}
+
+/** The `<available_scripts>` block: each script with the schema its arguments are checked against. */
+export function availableScripts(skill: Skill): string {
+  if (skill.directory === undefined) return "";
+  const scripts = listSkillScripts(skill.directory);
+  if (scripts.length === 0) return "";
+  const { execution, tier, parametersSchema } = skill.governance;
+  const lines = scripts.map(
+    (script) =>
+      `<script path="${script.path}" language="${script.language}" execution="${execution}" tier="${tier}">\n${JSON.stringify(effectiveSchema(parametersSchema, execution, script.path))}\n</script>`,
+  );
+  return `<available_scripts>\n${lines.join("\n")}\n</available_scripts>`;
+}
+
+function loadSkill(environment: SkillToolsEnvironment): ToolDefinition<{ skill: string }> {
+  const inputSchema: JsonSchema = {
+    type: "object",
+    properties: { skill: skillName },
+    required: ["skill"],
+    additionalProperties: false,
+  };
+  return {
+    name: "load_skill",
+    description:
+      'Read a skill\'s instructions before doing the work it covers. Send {"skill": "NAME"}, for example {"skill": "json-tools"}. ' +
+      "The answer is the skill's SKILL.md body, then <available_scripts> listing each script you can run with run_skill_script and the JSON Schema of its arguments, then the skill's other files you can read with read_skill_resource.",
+    inputSchema,
+    prepare: (raw) =>
+      withSkill(environment, readInput(inputSchema, raw, "read", "read a skill's instructions")),
+    execute: async ({ skill: name }) => {
+      const found = offeredSkill(environment.view, name);
+      if (!found.ok) return found.message;
+      const { skill } = found;
+      const parts = [`<skill name="${skill.name}">\n${skill.text()}\n</skill>`];
+      const scripts = availableScripts(skill);
+      if (scripts !== "") parts.push(scripts);
+      const resources =
+        skill.directory === undefined
+          ? []
+          : listSkillFiles(skill.directory).filter(
+              (path) => path !== "SKILL.md" && !path.startsWith("scripts/"),
+            );
+      if (resources.length > 0)
+        parts.push(`<available_resources>\n${resources.join("\n")}\n</available_resources>`);
+      return parts.join("\n");
+    },
+  };
+}
+
+function readSkillResource(
+  environment: SkillToolsEnvironment,
+): ToolDefinition<{ skill: string; path: string }> {
+  const inputSchema: JsonSchema = {
+    type: "object",
+    properties: {
+      skill: skillName,
+      path: { type: "string", minLength: 1, description: "A file of the skill, relative to its folder." },
+    },
+    required: ["skill", "path"],
+    additionalProperties: false,
+  };
+  return {
+    name: "read_skill_resource",
+    description:
+      'Read one file of a skill, such as a reference document load_skill listed. Send {"skill": "NAME", "path": "references/guide.md"}. ' +
+      "Only the skill's own files can be read; paths are relative to the skill folder. Files over 64 KiB are cut with a note.",
+    inputSchema,
+    prepare: (raw) => withSkill(environment, readInput(inputSchema, raw, "read", "read a file of a skill")),
+    execute: async ({ skill: name, path }) => {
+      const found = offeredSkill(environment.view, name);
+      if (!found.ok) return found.message;
+      const folder = found.skill.directory;
+      if (folder === undefined) return `HOST: ${name} has no files besides its instructions.`;
+      const checked = checkResourcePath(path, listSkillFiles(folder));
+      if (!checked.ok) return checked.message;
+      return readResourceText(folder, checked.path);
+    },
+  };
+}
+
+function readSkillTool(environment: SkillToolsEnvironment): ToolDefinition<{ name: string }> {
+  const inputSchema: JsonSchema = {
+    type: "object",
+    properties: {
+      name: {
+        type: "string",
+        minLength: 1,
+        description: "A skill name, a unique start of one, or a unique part of one.",
+      },
+    },
+    required: ["name"],
+    additionalProperties: false,
+  };
+  return {
+    name: "read_skill",
+    description:
+      'Read a skill\'s instructions by name. Send {"name": "NAME"}; a unique start or part of a name also works, for example {"name": "cron"}. ' +
+      "If the name matches several skills or none, the answer lists the skills that exist.",
+    inputSchema,
+    prepare: (raw) => readInput(inputSchema, raw, "read", "read a skill's instructions"),
+    execute: async ({ name }) => {
+      const skills = environment.view.offered();
+      const exact = skills.find((skill) => skill.name === name);
+      const matches = exact ? [exact] : skills.filter((skill) => skill.name.startsWith(name));
+      const chosen = matches.length === 1 ? matches : skills.filter((skill) => skill.name.includes(name));
+      const skill =
+        exact ?? (matches.length === 1 ? matches[0] : chosen.length === 1 ? chosen[0] : undefined);
+      if (skill === undefined) {
+        return `HOST: no single skill matches ${JSON.stringify(name)}. Skills: ${skills.map((item) => item.name).join(", ") || "(none)"}.`;
+      }
+      return `<skill name="${skill.name}">\n${skill.text()}\n</skill>`;
+    },
+  };
+}
+
+function searchSkillsTool(
+  environment: SkillToolsEnvironment,
+): ToolDefinition<{ query: string; limit?: number }> {
+  const inputSchema: JsonSchema = {
+    type: "object",
+    properties: {
+      query: { type: "string", minLength: 1, description: "A few words about the task." },
+      limit: { type: "integer", minimum: 1, maximum: 50, description: "How many results (default 10)." },
+    },
+    required: ["query"],
+    additionalProperties: false,
+  };
+  return {
+    name: "search_skills",
+    description:
+      'Find skills that are not in the skill index. Send {"query": "a few words about the task"}, for example {"query": "cron schedule next run"}. ' +
+      "The answer lists matching skills, best first, with their descriptions; then read one with load_skill.",
+    inputSchema,
+    prepare: (raw) => readInput(inputSchema, raw, "read", "search skills"),
+    execute: async ({ query, limit }) => {
+      const hits = searchSkills(environment.view.offered(), query, limit ?? 10);
+      if (hits.length === 0) return `No skill matches ${JSON.stringify(query)}.`;
+      return hits.map((hit) => `- \`${hit.skill.name}\` -- ${hit.skill.description}`).join("\n");
+    },
+  };
+}
+
+function refreshSkills(environment: SkillToolsEnvironment): ToolDefinition<Record<string, never>> {
+  const inputSchema: JsonSchema = { type: "object", properties: {}, additionalProperties: false };
+  return {
+    name: "refresh_skills",
+    description:
+      "Reload the list of enabled skills after the owner changed them. Send {}. The answer says which skills were added or removed.",
+    inputSchema,
+    prepare: (raw) => readInput(inputSchema, raw, "read", "reload the skill list"),
+    execute: async () => {
+      const change = environment.view.refresh();
+      if (change.added.length === 0 && change.removed.length === 0)
+        return "No change: the same skills are enabled.";
+      const lines = [];
+      if (change.added.length > 0) lines.push(`Added: ${change.added.join(", ")}.`);
+      if (change.removed.length > 0) lines.push(`Removed: ${change.removed.join(", ")}.`);
+      return lines.join("\n");
+    },
+  };
+}
+
+/** Adds the named skill (and whether it may run this turn) to a read call's subject, for the policy. */
+function withSkill<Input extends { skill: string }>(
+  environment: SkillToolsEnvironment,
+  prepared: PreparedCall<Input>,
+): PreparedCall<Input> {
+  if (!prepared.ok) return prepared;
+  const { skill, wasOffered } = environment.view.lookup(prepared.input.skill);
+  if (skill === undefined && !wasOffered) return prepared;
+  return {
+    ...prepared,
+    subject: { ...prepared.subject, skill: prepared.input.skill, skillRunnable: skill !== undefined },
+  };
+}
+
+/** The read-only skill tools: load_skill, read_skill_resource, read_skill, search_skills, refresh_skills. */
+export function skillTools(environment: SkillToolsEnvironment): AnyTool[] {
+  return [
+    loadSkill(environment),
+    readSkillResource(environment),
+    readSkillTool(environment),
+    searchSkillsTool(environment),
+    refreshSkills(environment),
+  ];
+}
+
+/** The skill index of a turn: seed 003's block, naming load_skill and search_skills. */
+export function turnIndex(environment: SkillToolsEnvironment, budget: number): string {
+  return skillIndex(environment.view.offered(), {
+    budget,
+    readTool: "load_skill",
+    searchTool: "search_skills",
+  });
+}

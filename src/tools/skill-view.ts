@@ -1,0 +1,68 @@
+import type { DiscoveryResult } from "../catalog/discover.js";
+import type { Skill } from "../skill/skill.js";
+
+/**
+ * Which skills a turn offers: a chat offers every registered skill; a job offers what its
+ * `skills` field names (`null` or `[]`: none, `"*"`: all, a list: those names). Built-in
+ * skills are always included.
+ */
+export type SkillScope = null | "*" | readonly string[];
+
+/** What changed when the view was refreshed. */
+export interface ViewChange {
+  readonly added: readonly string[];
+  readonly removed: readonly string[];
+  readonly changed: boolean;
+}
+
+/**
+ * The skills of one turn, kept current: every lookup first re-runs discovery (cheap when
+ * nothing changed: the same decisions object comes back) so a skill disabled or edited
+ * mid-turn is seen by the very next call.
+ */
+export class SkillView {
+  readonly #discover: () => DiscoveryResult;
+  readonly #scope: SkillScope | undefined;
+  /** Names offered when the turn was built: a name that leaves later was "no longer enabled". */
+  readonly #initial: ReadonlySet<string>;
+  #decisions: DiscoveryResult["decisions"] | undefined;
+  #offered: readonly Skill[] = [];
+
+  constructor(discover: () => DiscoveryResult, scope?: SkillScope) {
+    this.#discover = discover;
+    this.#scope = scope;
+    this.refresh();
+    this.#initial = new Set(this.#offered.map((skill) => skill.name));
+  }
+
+  /** Re-reads the catalog; reports what was added or removed since the last refresh. */
+  refresh(): ViewChange {
+    const result = this.#discover();
+    if (result.decisions === this.#decisions) return { added: [], removed: [], changed: false };
+    const before = new Set(this.#offered.map((skill) => skill.name));
+    this.#decisions = result.decisions;
+    this.#offered = inScope(result.skills, this.#scope);
+    const after = new Set(this.#offered.map((skill) => skill.name));
+    const added = [...after].filter((name) => !before.has(name)).sort();
+    const removed = [...before].filter((name) => !after.has(name)).sort();
+    return { added, removed, changed: true };
+  }
+
+  /** The skills offered now (after a refresh), sorted by name. */
+  offered(): readonly Skill[] {
+    this.refresh();
+    return this.#offered;
+  }
+
+  /** A skill by exact name among those offered now; `wasOffered` tells a withdrawn skill from an unknown one. */
+  lookup(name: string): { skill: Skill | undefined; wasOffered: boolean } {
+    const skill = this.offered().find((item) => item.name === name);
+    return { skill, wasOffered: this.#initial.has(name) };
+  }
+}
+
+function inScope(skills: readonly Skill[], scope: SkillScope | undefined): Skill[] {
+  if (scope === undefined || scope === "*") return [...skills];
+  const named = new Set(scope ?? []);
+  return skills.filter((skill) => skill.source === "builtin" || named.has(skill.name));
+}

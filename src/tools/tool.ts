@@ -1,0 +1,52 @@
+import type { JsonValue } from "../core/safe-json.js";
+import type { CallStatus } from "../observe/events.js";
+import type { ToolTier } from "../policy/tiers.js";
+import type { JsonSchema } from "../skill/parameters-schema.js";
+
+/** What a tool call is about, for the policy and the audit log. */
+export interface CallSubject {
+  readonly tier: ToolTier;
+  /** The skill the call names, when it names one the turn knows. */
+  readonly skill?: string;
+  /** The skill's full content hash. */
+  readonly hash?: string;
+  readonly skillRunnable?: boolean;
+  readonly draftTargetLocked?: boolean;
+  /** What will happen, in words for an approval request (never argument contents). */
+  readonly summary: string;
+}
+
+/** A prepared call: the input after normalisation and validation, and what it is about. */
+export type PreparedCall<Input> =
+  | { readonly ok: true; readonly input: Input; readonly subject: CallSubject }
+  | { readonly ok: false; readonly message: string; readonly subject?: CallSubject };
+
+/**
+ * A tool a model can call. `prepare` reads the raw input once (normalising and
+ * validating it) and says what the call is about; `execute` runs it after the policy
+ * allowed it. Neither throws into the model's turn: refusals are text starting with `HOST:`.
+ */
+export interface ToolDefinition<Input = Record<string, JsonValue>> {
+  readonly name: string;
+  /** Written for small models: what to send, exactly, with an example. */
+  readonly description: string;
+  /** The JSON Schema a client validates the input with (MCP, the AI SDK). */
+  readonly inputSchema: JsonSchema;
+  prepare(raw: unknown): PreparedCall<Input> | Promise<PreparedCall<Input>>;
+  execute(input: Input, context: ExecuteContext): Promise<ToolOutput>;
+}
+
+/** What a tool returns: text, or text with how the call ended when that is not simply `ok`. */
+export type ToolOutput = string | { readonly text: string; readonly status: CallStatus };
+
+/** What a tool's `execute` gets besides its input. */
+export interface ExecuteContext {
+  readonly requestId: string;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * A tool with its input type erased, as tool lists hold them (methods are bivariant in
+ * their parameters, so every ToolDefinition<Input> is one).
+ */
+export type AnyTool = ToolDefinition<unknown>;

@@ -1,0 +1,98 @@
+import type { DiscoveryResult } from "../catalog/discover.js";
+import { InvalidArgumentError } from "../core/errors.js";
+import { DEFAULT_INDEX_BUDGET } from "../core/limits.js";
+import type { TurnMode } from "../policy/tiers.js";
+import type { RunLimits, Runner } from "../runners/contract.js";
+import type { ArgumentRepair } from "./arguments.js";
+import type { Broker, CallScope, ToolCallResult } from "./broker.js";
+import { runScriptTool } from "./run-script-tool.js";
+import { skillTools, turnIndex } from "./skill-tools.js";
+import { type SkillScope, SkillView } from "./skill-view.js";
+import type { AnyTool } from "./tool.js";
+
+/** Options of {@link createTurn}: who is asking, in which mode, with which skills. */
+export interface TurnOptions {
+  /** A chat's id; exactly one of `chatId` and `jobId`. */
+  readonly chatId?: string;
+  /** A job's id. */
+  readonly jobId?: string;
+  /** Default `chat` for chats and `job` for jobs; `plan` allows reads only. */
+  readonly mode?: TurnMode;
+  /** A job's skills field: `null` or `[]` none, `"*"` every enabled skill, or names. Built-ins always. Chats offer every enabled skill. */
+  readonly skills?: SkillScope;
+  /** The skill index's character budget. */
+  readonly indexBudget?: number;
+  readonly signal?: AbortSignal;
+}
+
+/** What a turn is built from: the catalog, the broker, a runner and optional extra tools. */
+export interface TurnDependencies {
+  readonly discover: () => DiscoveryResult;
+  readonly broker: Broker;
+  readonly runner: Runner;
+  readonly runLimits?: RunLimits;
+  readonly onArgumentRepair?: (repair: ArgumentRepair, skill: string, script: string) => void;
+  /** More tools over the same view (the store's, the chat log's), built per turn. */
+  readonly extraTools?: (view: SkillView) => readonly AnyTool[];
+}
+
+/** One turn of a chat or job: its tools, its skill index, and the one way to call a tool. */
+export interface Turn {
+  readonly scope: CallScope;
+  readonly tools: readonly AnyTool[];
+  /** The skills this turn offers, as of now. */
+  readonly view: SkillView;
+  /** The skill index block for the system prompt. */
+  skillIndex(): string;
+  /** Calls a tool by name; unknown names and bad input come back as `HOST:` text. */
+  call(name: string, input: unknown): Promise<ToolCallResult>;
+}
+
+/**
+ * Builds a turn. Each call looks the catalog up again before it runs (cheap when nothing
+ * changed), so a store edit, a disabled skill or a changed file is seen by the next call:
+ * a skill disabled mid-turn answers `HOST: that skill is no longer enabled.`
+ */
+export function createTurn(dependencies: TurnDependencies, options: TurnOptions): Turn {
+  const scope = turnScope(options);
+  const view = new SkillView(
+    dependencies.discover,
+    scope.kind === "chat" ? undefined : (options.skills ?? null),
+  );
+  const tools: AnyTool[] = [
+    ...skillTools({ view }),
+    runScriptTool({
+      view,
+      runner: dependencies.runner,
+      ...(dependencies.runLimits ? { limits: dependencies.runLimits } : {}),
+      ...(dependencies.onArgumentRepair ? { onArgumentRepair: dependencies.onArgumentRepair } : {}),
+    }),
+    ...(dependencies.extraTools?.(view) ?? []),
+  ];
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  return {
+    scope,
+    tools,
+    view,
+    skillIndex: () => turnIndex({ view }, options.indexBudget ?? DEFAULT_INDEX_BUDGET),
+    call: async (name, input) => {
+      const tool = byName.get(name);
+      if (tool === undefined) {
+        return {
+          requestId: "",
+          status: "refused",
+          text: `HOST: there is no tool named ${JSON.stringify(name)}. Tools: ${[...byName.keys()].join(", ")}.`,
+        };
+      }
+      return dependencies.broker.call(scope, tool, input, options.signal ? { signal: options.signal } : {});
+    },
+  };
+}
+
+function turnScope(options: TurnOptions): CallScope {
+  if ((options.chatId === undefined) === (options.jobId === undefined)) {
+    throw new InvalidArgumentError("chatId", "a turn needs exactly one of chatId and jobId");
+  }
+  if (options.chatId !== undefined) return { kind: "chat", id: options.chatId, mode: options.mode ?? "chat" };
+  return { kind: "job", id: options.jobId as string, mode: options.mode ?? "job" };
+}
