@@ -6,9 +6,11 @@ import { isValidSkillName } from "../skill/fields.js";
 import { loadSkillFolder } from "../skill/load-skill.js";
 import type { BuiltinSkill } from "./builtins.js";
 import { TEMP_PREFIX } from "./durable-fs.js";
+import { PLANS_FOLDER } from "./edits/plan-files.js";
 import { INDEX_FILE, REVISION_FILE, type StoreIndex } from "./index-file.js";
 import { JOURNAL_FILE, STAGING_FOLDER, TRASH_FOLDER } from "./journal.js";
 import { LOCK_NAME } from "./lock.js";
+import { REVIEWS_FILE } from "./reviews.js";
 
 /**
  * Reconciliation compares index.json with the skill folders and reports what disagrees. It
@@ -65,6 +67,8 @@ const KNOWN_ROOT_ENTRIES = new Set([
   LOCK_NAME,
   STAGING_FOLDER,
   TRASH_FOLDER,
+  PLANS_FOLDER,
+  REVIEWS_FILE,
 ]);
 
 /**
