@@ -4,6 +4,7 @@ import { parseDocument } from "yaml";
 import { InvalidConfigError } from "../core/errors.js";
 import { DEFAULT_INDEX_BUDGET, MAX_YAML_ALIAS_COUNT } from "../core/limits.js";
 import { isPlainObject } from "../core/safe-json.js";
+import { DEFAULT_POLICY_CONFIG, type PolicyConfig, readPolicyConfig } from "./policy-config.js";
 
 /** The configuration file's name inside the config folder. */
 export const CONFIG_FILE = "config.yaml";
@@ -26,12 +27,15 @@ export interface SkillgateConfig {
     /** Characters the skill index may take in a system prompt. */
     readonly budget: number;
   };
+  /** Owner rules added to the built-in policy table, and the approval request life. */
+  readonly policy: PolicyConfig;
 }
 
 /** The configuration used when there is no file. */
 export const DEFAULT_CONFIG: SkillgateConfig = {
   skills: { disabled: [], hidden: [], userFolders: [], projectFolders: [], packages: [] },
   index: { budget: DEFAULT_INDEX_BUDGET },
+  policy: DEFAULT_POLICY_CONFIG,
 };
 
 /**
@@ -74,8 +78,9 @@ export function parseConfig(text: string, file: string): SkillgateConfig {
   const problems: string[] = [];
   const skills = section(value, "skills", problems);
   const index = section(value, "index", problems);
+  const policy = readPolicyConfig(section(value, "policy", problems), problems);
   for (const key of Object.keys(value)) {
-    if (key !== "skills" && key !== "index") problems.push(`unknown key "${key}"`);
+    if (key !== "skills" && key !== "index" && key !== "policy") problems.push(`unknown key "${key}"`);
   }
   const config: SkillgateConfig = {
     skills: {
@@ -86,6 +91,7 @@ export function parseConfig(text: string, file: string): SkillgateConfig {
       packages: stringList(skills, "packages", "skills", problems),
     },
     index: { budget: positiveInteger(index, "budget", "index", DEFAULT_INDEX_BUDGET, problems) },
+    policy,
   };
   for (const key of Object.keys(skills)) {
     if (!["disabled", "hidden", "user_folders", "project_folders", "packages"].includes(key)) {

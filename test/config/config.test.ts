@@ -33,6 +33,7 @@ describe("loadConfig", () => {
     expect(DEFAULT_CONFIG).toEqual({
       skills: { disabled: [], hidden: [], userFolders: [], projectFolders: [], packages: [] },
       index: { budget: DEFAULT_INDEX_BUDGET },
+      policy: { rules: [], approvalTtlSeconds: 600 },
     });
   });
 
@@ -84,6 +85,7 @@ describe("parseConfig", () => {
         packages: ["team-skills", "@scope/more-skills"],
       },
       index: { budget: 4000 },
+      policy: { rules: [], approvalTtlSeconds: 600 },
     });
   });
 
