@@ -4,9 +4,9 @@ import { describe, expect, it } from "vitest";
 import { createCatalog } from "../../src/catalog/catalog.js";
 import type { AuditEvent } from "../../src/observe/events.js";
 import type { ApprovalAnswer, ApprovalRequest } from "../../src/policy/approvals.js";
+import { FakeRunner } from "../../src/testing/fake-runner.js";
 import { Broker } from "../../src/tools/broker.js";
 import { createTurn } from "../../src/tools/turn.js";
-import { FakeRunner } from "../helpers/fake-runner.js";
 import { isolatedFolders, makeTree, writeSkill } from "../helpers/skill-tree.js";
 
 function setup(answers: Array<ApprovalAnswer | "expired"> = []) {
