@@ -1,0 +1,109 @@
+import { isPlainObject } from "../core/safe-json.js";
+import type { AuditEvent } from "./events.js";
+
+/**
+ * One audit event as one line of JSON, and back. Only the fields of {@link AuditEvent} are
+ * written, in a fixed order with `type` first: whatever else a caller's object carries at
+ * run time (an argument, an output, a message) never reaches the file. Reading is as strict:
+ * a line that is not a well-formed event is skipped, never half-used.
+ */
+
+/** Every field an audit line may hold, in the order it is written. */
+export const AUDIT_FIELDS = [
+  "type",
+  "time",
+  "requestId",
+  "scope",
+  "tool",
+  "tier",
+  "skill",
+  "hash8",
+  "rule",
+  "decision",
+  "answer",
+  "status",
+  "latencyMs",
+  "errorKind",
+] as const satisfies readonly (keyof AuditEvent)[];
+
+/** The longest text field written, in UTF-16 units; longer values are cut (ids and names are short). */
+export const MAX_AUDIT_FIELD_CHARS = 256;
+
+/** `event` as one JSON line ending in `\n`, holding only the known fields. */
+export function serialiseAuditEvent(event: AuditEvent): string {
+  const line: Record<string, unknown> = {};
+  for (const field of AUDIT_FIELDS) {
+    const value = event[field];
+    if (value === undefined) continue;
+    if (field === "scope") {
+      const scope = value as AuditEvent["scope"];
+      line.scope = { kind: String(scope.kind), id: clip(String(scope.id)) };
+    } else if (field === "latencyMs") {
+      line.latencyMs = typeof value === "number" && Number.isFinite(value) ? Math.round(value) : undefined;
+    } else {
+      line[field] = clip(String(value));
+    }
+  }
+  return `${JSON.stringify(line)}\n`;
+}
+
+/**
+ * The event on `line`, or undefined for a torn, foreign or malformed line. A line torn by a
+ * crash has the next event appended to it (writers never read, so they cannot end it);
+ * every line starts with `{"type":"`, which JSON can only hold unescaped as structure, so
+ * the last such start in a line that does not parse is that next event, recovered.
+ */
+export function parseAuditLine(line: string): AuditEvent | undefined {
+  if (line.length === 0) return undefined;
+  const event = parseEvent(line);
+  if (event !== undefined) return event;
+  const start = line.lastIndexOf(LINE_START);
+  return start > 0 ? parseEvent(line.slice(start)) : undefined;
+}
+
+const LINE_START = '{"type":"';
+
+function parseEvent(line: string): AuditEvent | undefined {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (!isPlainObject(raw)) return undefined;
+  const scope = raw.scope;
+  if (
+    typeof raw.type !== "string" ||
+    typeof raw.time !== "string" ||
+    typeof raw.requestId !== "string" ||
+    typeof raw.tool !== "string" ||
+    typeof raw.tier !== "string" ||
+    !isPlainObject(scope) ||
+    (scope.kind !== "chat" && scope.kind !== "job") ||
+    typeof scope.id !== "string"
+  )
+    return undefined;
+  const event: Record<string, unknown> = {};
+  for (const field of AUDIT_FIELDS) {
+    const value = raw[field];
+    if (value === undefined) continue;
+    if (field === "scope") event.scope = { kind: scope.kind, id: scope.id };
+    else if (field === "latencyMs") {
+      if (typeof value === "number") event.latencyMs = value;
+    } else if (typeof value === "string") event[field] = value;
+  }
+  return event as unknown as AuditEvent;
+}
+
+/** Cuts a text field and replaces lone surrogates, so every line is valid UTF-8 of bounded size. */
+function clip(text: string): string {
+  const cut = text.length > MAX_AUDIT_FIELD_CHARS ? text.slice(0, MAX_AUDIT_FIELD_CHARS) : text;
+  return toWellFormed(cut);
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** `text` with every lone surrogate replaced by U+FFFD (what `String#toWellFormed` does on Node 20). */
+export function toWellFormed(text: string): string {
+  return text.replace(LONE_SURROGATE, "\ufffd");
+}
