@@ -5,6 +5,7 @@ import { importGithub, importZip } from "../../../store/importers.js";
 import type { ChangeResult } from "../../../store/store-types.js";
 import { openSkillgate } from "../context.js";
 import { type CliOutput, paint, printJson, table } from "../output.js";
+import { registerStoreReview } from "./store-review.js";
 
 /**
  * `skillgate store …`: the managed store. Each subcommand takes `--json`. The store is
@@ -148,6 +149,8 @@ export function registerStore(program: Command, output: CliOutput): void {
       if (options.json) printJson(output, { name, deleted: true, revision: result.revision });
       else output.out(`deleted ${name} (revision ${result.revision})\n`);
     });
+
+  registerStoreReview(store, output);
 }
 
 function printChange(output: CliOutput, result: ChangeResult, json: boolean, verb: string): void {

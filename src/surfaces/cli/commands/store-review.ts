@@ -1,0 +1,105 @@
+import type { Command } from "commander";
+import { listDrafts } from "../../../store/drafts/index.js";
+import { applyEditPlan, diffPlan, getPlan, listPlans, rejectEditPlan } from "../../../store/edits/index.js";
+import { openSkillgate } from "../context.js";
+import { type CliOutput, paint, printJson, table } from "../output.js";
+
+/**
+ * `skillgate store drafts | plans | diff | approve | reject`: the owner's side of what the
+ * assistant wrote. Drafts are enabled with `store enable NAME --hash H`; edit plans are
+ * read as a diff and approved or rejected.
+ */
+export function registerStoreReview(store: Command, output: CliOutput): void {
+  store
+    .command("drafts")
+    .description("list the skills the assistant drafted, with their chats, rationale and review warnings")
+    .option("--json", "print JSON")
+    .action(async (options: { json?: boolean }, command: Command) => {
+      const drafts = await listDrafts(await openSkillgate(command).openStore());
+      if (options.json) return printJson(output, { drafts });
+      if (drafts.length === 0) return output.out("No drafts.\n");
+      for (const draft of drafts) {
+        const state = draft.enabled
+          ? paint(output, "green", "enabled")
+          : draft.locked
+            ? "locked"
+            : paint(output, "yellow", "waiting for review");
+        output.out(
+          `${paint(output, "bold", draft.name)} (${state}) hash ${draft.hash}\n  ${draft.description}\n`,
+        );
+        if (draft.sourceChats.length > 0) output.out(`  from chats: ${draft.sourceChats.join(", ")}\n`);
+        if (draft.rationale) output.out(`  rationale: ${draft.rationale}\n`);
+        if (draft.reviewWarnings)
+          output.out(`  ${paint(output, "yellow", "review warnings")}: ${draft.reviewWarnings}\n`);
+      }
+    });
+
+  store
+    .command("plans")
+    .description("list the edit plans waiting for your approval")
+    .option("--json", "print JSON")
+    .action(async (options: { json?: boolean }, command: Command) => {
+      const plans = await listPlans(await openSkillgate(command).openStore());
+      if (options.json) return printJson(output, { plans });
+      if (plans.length === 0) return output.out("No edit plans are waiting.\n");
+      const rows = plans.map((plan) => [
+        plan.id,
+        plan.skill,
+        String(plan.writes.length + plan.removes.length),
+        plan.expiresAt,
+        plan.reason.slice(0, 60),
+      ]);
+      output.out(`${table(output, ["PLAN", "SKILL", "FILES", "EXPIRES", "REASON"], rows)}\n`);
+    });
+
+  store
+    .command("diff")
+    .description("show the unified diff of an edit plan: exactly what approving it writes")
+    .argument("<plan>")
+    .option("--json", "print JSON (the whole plan)")
+    .action(async (id: string, options: { json?: boolean }, command: Command) => {
+      const opened = await openSkillgate(command).openStore();
+      if (options.json) return printJson(output, await getPlan(opened, id));
+      const diff = await diffPlan(opened, id);
+      output.out(output.color ? colourDiff(output, diff) : diff.endsWith("\n") ? diff : `${diff}\n`);
+    });
+
+  store
+    .command("approve")
+    .description(
+      "apply an edit plan exactly as shown by `store diff` (refused with skill_changed if the skill moved since)",
+    )
+    .argument("<plan>")
+    .option("--json", "print JSON")
+    .action(async (id: string, options: { json?: boolean }, command: Command) => {
+      const applied = await applyEditPlan(await openSkillgate(command).openStore(), id);
+      if (options.json) return printJson(output, { plan: applied.plan.id, result: applied.result });
+      output.out(
+        `${applied.plan.skill}: plan ${id} applied; hash ${applied.result.hash}; revision ${applied.result.revision}\n`,
+      );
+    });
+
+  store
+    .command("reject")
+    .description("reject an edit plan: it is removed and can never be applied")
+    .argument("<plan>")
+    .option("--json", "print JSON")
+    .action(async (id: string, options: { json?: boolean }, command: Command) => {
+      const plan = await rejectEditPlan(await openSkillgate(command).openStore(), id);
+      if (options.json) return printJson(output, { plan: plan.id, rejected: true });
+      output.out(`${plan.skill}: plan ${id} rejected\n`);
+    });
+}
+
+function colourDiff(output: CliOutput, diff: string): string {
+  return `${diff
+    .split("\n")
+    .map((line) =>
+      line.startsWith("+") && !line.startsWith("+++")
+        ? paint(output, "green", line)
+        : line.startsWith("-") && !line.startsWith("---")
+          ? paint(output, "red", line)
+          : line,
+    )
+    .join("\n")}\n`;
+}
