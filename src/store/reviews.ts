@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Clock } from "../core/clock.js";
 import { systemClock } from "../core/clock.js";
+import { isPlainObject } from "../core/safe-json.js";
 import { writeFileAtomically } from "./durable-fs.js";
 import { StoreArgumentError, StoreCorruptError } from "./errors.js";
 import { DEFAULT_LOCK_STALE_MS, DEFAULT_LOCK_WAIT_MS, type LockTiming, withStoreLock } from "./lock.js";
@@ -154,7 +155,7 @@ function parse(text: string, file: string): Map<string, ReviewedChat[]> {
   } catch (error) {
     return fail(`not JSON (${(error as Error).message})`);
   }
-  if (!isRecord(raw) || raw.version !== REVIEWS_VERSION || !isRecord(raw.owners))
+  if (!isPlainObject(raw) || raw.version !== REVIEWS_VERSION || !isPlainObject(raw.owners))
     return fail(`not a version ${REVIEWS_VERSION} reviews file`);
   const owners = new Map<string, ReviewedChat[]>();
   for (const owner of Object.keys(raw.owners)) {
@@ -163,7 +164,7 @@ function parse(text: string, file: string): Map<string, ReviewedChat[]> {
     owners.set(
       owner,
       list.map((entry: unknown) =>
-        isRecord(entry) && typeof entry.chat === "string" && typeof entry.reviewed === "string"
+        isPlainObject(entry) && typeof entry.chat === "string" && typeof entry.reviewed === "string"
           ? { chat: entry.chat, reviewed: entry.reviewed }
           : fail(`an entry of ${JSON.stringify(owner)} is not { chat, reviewed }`),
       ),
@@ -184,8 +185,4 @@ function serialise(owners: ReadonlyMap<string, readonly ReviewedChat[]>): string
     });
   }
   return `${JSON.stringify({ version: REVIEWS_VERSION, owners: record }, null, 2)}\n`;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

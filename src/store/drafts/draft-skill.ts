@@ -3,8 +3,9 @@ import { MAX_DESCRIPTION_LENGTH } from "../../core/limits.js";
 import { isPlainObject } from "../../core/safe-json.js";
 import { codePointLength } from "../../core/text.js";
 import { canonicalHost, EXECUTION_MODES, GOVERNANCE_KEYS, TIERS } from "../../skill/governance.js";
-import { compactSchema, type JsonSchema, readParametersSchema } from "../../skill/parameters-schema.js";
+import { readParametersSchema } from "../../skill/parameters-schema.js";
 import { SKILL_FILE } from "../../skill/read-skill-file.js";
+import { schemaText } from "../edits/edit-arguments.js";
 import { buildSkillFile } from "../edits/front-matter-edit.js";
 import {
   BuiltinReadOnlyError,
@@ -181,8 +182,8 @@ function schema(name: string, value: unknown): string {
     throw new SkillInvalidError(name, [
       diagnostic("invalid_parameters_schema", "error", read.problem, { field: "metadata.parameters_schema" }),
     ]);
-  if (read.schema.kind === "shared") return compactSchema(read.schema.schema);
-  if (read.schema.kind === "per-script") return compactSchema(read.schema.schemas as JsonSchema);
+  const text = schemaText(read.schema);
+  if (text !== undefined) return text;
   throw new SkillInvalidError(name, [
     diagnostic("invalid_parameters_schema", "error", "parametersSchema is empty", {
       field: "metadata.parameters_schema",

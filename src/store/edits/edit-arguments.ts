@@ -6,7 +6,12 @@ import {
   TIERS,
   type Tier,
 } from "../../skill/governance.js";
-import { compactSchema, type JsonSchema, readParametersSchema } from "../../skill/parameters-schema.js";
+import {
+  compactSchema,
+  type JsonSchema,
+  type ParametersSchema,
+  readParametersSchema,
+} from "../../skill/parameters-schema.js";
 import { SKILL_FILE } from "../../skill/read-skill-file.js";
 import { isStoreError } from "../errors.js";
 import { MAX_DOMAINS, MAX_SKILL_BYTES } from "../limits.js";
@@ -131,10 +136,16 @@ export function readSchema(value: Record<string, unknown>, reader: ArgumentsRead
   const read = readParametersSchema(value);
   if (read.problem !== undefined)
     refuse(reader, "parametersSchema", `${reader.tool} parametersSchema: ${read.problem}.`);
-  const schema = read.schema;
+  return (
+    schemaText(read.schema) ?? refuse(reader, "parametersSchema", `${reader.tool} parametersSchema is empty.`)
+  );
+}
+
+/** A declared schema in the compact JSON form `parameters_schema` is stored in; `undefined` for none. */
+export function schemaText(schema: ParametersSchema): string | undefined {
   if (schema.kind === "shared") return compactSchema(schema.schema);
   if (schema.kind === "per-script") return compactSchema(schema.schemas as JsonSchema);
-  return refuse(reader, "parametersSchema", `${reader.tool} parametersSchema is empty.`);
+  return undefined;
 }
 
 function readDescription(text: string): string {
