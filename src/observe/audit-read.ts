@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { InvalidArgumentError } from "../core/errors.js";
+import { InvalidArgumentError, SkillgateError } from "../core/errors.js";
 import { parseAuditLine } from "./audit-line.js";
 import type { AuditEvent, AuditEventType } from "./events.js";
 
@@ -40,7 +40,7 @@ export function auditFiles(folder: string): string[] {
     names = readdirSync(folder);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
-    throw error;
+    throw unreadable(folder, error);
   }
   const rotated = names
     .map((name) => ({ name, match: ROTATED.exec(name) }))
@@ -88,7 +88,7 @@ function readEvents(file: string): AuditEvent[] {
   } catch (error) {
     // Rotated away after the listing: a query is a snapshot of the files it listed.
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
-    throw error;
+    throw unreadable(file, error);
   }
   const events: AuditEvent[] = [];
   for (const line of text.split("\n")) {
@@ -96,6 +96,17 @@ function readEvents(file: string): AuditEvent[] {
     if (event !== undefined) events.push(event);
   }
   return events;
+}
+
+function unreadable(path: string, error: unknown): SkillgateError {
+  const reason =
+    (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error));
+  return new SkillgateError(
+    "io_error",
+    `cannot read the audit log at ${path}: ${reason}`,
+    { path },
+    { cause: error },
+  );
 }
 
 function checkLimit(limit: number | undefined): number | undefined {

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from "commander";
 import { isSkillgateError } from "../../core/errors.js";
+import { registerAudit } from "./commands/audit.js";
 import { registerDoctor } from "./commands/doctor.js";
 import { registerExplain } from "./commands/explain.js";
 import { registerIndex } from "./commands/index-command.js";
@@ -39,6 +40,7 @@ export function buildProgram(output: CliOutput): Command {
   registerValidate(program, output);
   registerPaths(program, output);
   registerStore(program, output);
+  registerAudit(program, output);
   configureTree(program.commands, output);
   return program;
 }
