@@ -29,19 +29,26 @@ export const AUDIT_FIELDS = [
 /** The longest text field written, in UTF-16 units; longer values are cut (ids and names are short). */
 export const MAX_AUDIT_FIELD_CHARS = 256;
 
-/** `event` as one JSON line ending in `\n`, holding only the known fields. */
+/**
+ * `event` as one JSON line ending in `\n`, holding only the known fields, and only values of
+ * their own type: text for text fields (never an object turned into text, whose `toString`
+ * could hold anything), a finite number for `latencyMs`.
+ */
 export function serialiseAuditEvent(event: AuditEvent): string {
   const line: Record<string, unknown> = {};
   for (const field of AUDIT_FIELDS) {
-    const value = event[field];
-    if (value === undefined) continue;
+    const value: unknown = event[field];
     if (field === "scope") {
-      const scope = value as AuditEvent["scope"];
-      line.scope = { kind: String(scope.kind), id: clip(String(scope.id)) };
+      const scope: { kind?: unknown; id?: unknown } =
+        typeof value === "object" && value !== null ? value : {};
+      line.scope = {
+        kind: typeof scope.kind === "string" ? clip(scope.kind) : "",
+        id: typeof scope.id === "string" ? clip(scope.id) : "",
+      };
     } else if (field === "latencyMs") {
-      line.latencyMs = typeof value === "number" && Number.isFinite(value) ? Math.round(value) : undefined;
-    } else {
-      line[field] = clip(String(value));
+      if (typeof value === "number" && Number.isFinite(value)) line.latencyMs = Math.round(value);
+    } else if (typeof value === "string") {
+      line[field] = clip(value);
     }
   }
   return `${JSON.stringify(line)}\n`;

@@ -65,6 +65,8 @@ describe("AuditLog", () => {
       arguments: { password: secret, node: "homelab01" },
       output: `rotated; old key was ${secret}`,
       message: `failed with ${secret}`,
+      // A value of the wrong type whose text would be the secret.
+      errorKind: { toString: () => secret },
     };
     const time = "2026-01-02T03:04:05.000Z";
     const events = [
