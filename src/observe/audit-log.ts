@@ -11,13 +11,10 @@ import {
 import { join } from "node:path";
 import { type Clock, systemClock } from "../core/clock.js";
 import { serialiseAuditEvent } from "./audit-line.js";
-import { type AuditQuery, queryAuditFolder, rotatedName } from "./audit-read.js";
+import { AUDIT_FILE, AUDIT_FOLDER, type AuditQuery, queryAuditFolder, rotatedName } from "./audit-read.js";
 import type { AuditEvent, AuditSink } from "./events.js";
 
-/** The audit folder's name inside the data folder. */
-export const AUDIT_FOLDER = "audit";
-/** The file events are appended to; rotated files are `audit-<time>.jsonl` beside it. */
-export const AUDIT_FILE = "audit.jsonl";
+export { AUDIT_FILE, AUDIT_FOLDER } from "./audit-read.js";
 /** Size past which the current file is rotated: 16 MiB. */
 export const DEFAULT_AUDIT_MAX_BYTES = 16 * 1024 * 1024;
 /** A rotation lock older than this was left by a process that died while rotating. */

@@ -25,6 +25,11 @@ export interface AuditQuery {
   readonly limit?: number;
 }
 
+/** The audit folder's name inside the data folder. */
+export const AUDIT_FOLDER = "audit";
+/** The file events are appended to; rotated files are `audit-<time>.jsonl` beside it. */
+export const AUDIT_FILE = "audit.jsonl";
+
 const ROTATED = /^audit-(\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z)(?:-(\d+))?\.jsonl$/;
 
 /** `audit-<ISO time, colons as dashes>[-suffix].jsonl`: no colon, so the name works on every platform. */
@@ -51,7 +56,7 @@ export function auditFiles(folder: string): string[] {
         Number(left.match[2] ?? 0) - Number(right.match[2] ?? 0),
     )
     .map((entry) => join(folder, entry.name));
-  return names.includes("audit.jsonl") ? [...rotated, join(folder, "audit.jsonl")] : rotated;
+  return names.includes(AUDIT_FILE) ? [...rotated, join(folder, AUDIT_FILE)] : rotated;
 }
 
 /**
