@@ -21,6 +21,10 @@ export interface ApprovalRequest {
   readonly grant?: string;
   /** A warning shown for destructive calls. */
   readonly warning?: string;
+  /** What exactly is approved, when there is more than the summary (an edit plan's diff). */
+  readonly detail?: string;
+  /** An id of what is approved (an edit plan's id), for approving it elsewhere. */
+  readonly reference?: string;
   /** The answers offered: `edit_skill` is never offered "always". */
   readonly options: readonly ApprovalAnswer[];
   readonly createdAt: number;

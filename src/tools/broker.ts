@@ -139,7 +139,13 @@ export class Broker {
     if (decision.effect === "deny") return finish(subject, denialText(decision, subject), "denied", decision);
 
     if (decision.effect === "ask") {
-      const answer = await this.#ask(scope, tool.name, subject, grant, event);
+      let approval: { detail: string; reference: string } | undefined;
+      try {
+        approval = await subject.prepareApproval?.();
+      } catch (error) {
+        return finish(subject, hostText(error), "refused", decision, errorKind(error));
+      }
+      const answer = await this.#ask(scope, tool.name, subject, grant, approval, event);
       if (answer === "expired")
         return finish(
           subject,
@@ -181,6 +187,7 @@ export class Broker {
     tool: string,
     subject: CallSubject,
     grant: string | undefined,
+    approval: { detail: string; reference: string } | undefined,
     event: (type: AuditEvent["type"], subject: CallSubject, extra?: Partial<AuditEvent>) => void,
   ): Promise<ApprovalAnswer | "expired"> {
     const request = this.approvals.open({
@@ -191,6 +198,7 @@ export class Broker {
       ...(subject.skill !== undefined ? { skill: subject.skill } : {}),
       ...(subject.hash !== undefined ? { hash: subject.hash } : {}),
       ...(grant !== undefined ? { grant } : {}),
+      ...(approval !== undefined ? { detail: approval.detail, reference: approval.reference } : {}),
     });
     event("approval-requested", subject);
     let answer: ApprovalAnswer | "expired" | "invalid";
@@ -230,6 +238,13 @@ function denialText(decision: PolicyDecision, subject: CallSubject): string {
 
 function splitOutput(output: ToolOutput): { text: string; status: CallStatus } {
   return typeof output === "string" ? { text: output, status: "ok" } : output;
+}
+
+/** An error as a model sees it: skillgate's own refusals already start with HOST:. */
+export function hostText(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const text = message.startsWith("HOST:") ? message : `HOST: ${message}`;
+  return isSkillgateError(error) && !text.includes(`[${error.code}]`) ? `${text} [${error.code}]` : text;
 }
 
 function errorKind(error: unknown): string {

@@ -14,6 +14,11 @@ export interface CallSubject {
   readonly draftTargetLocked?: boolean;
   /** What will happen, in words for an approval request (never argument contents). */
   readonly summary: string;
+  /**
+   * Made only when a person is about to be asked: what exactly they approve (edit_skill's
+   * plan and its diff). A failure refuses the call with its message.
+   */
+  readonly prepareApproval?: () => Promise<{ readonly detail: string; readonly reference: string }>;
 }
 
 /** A prepared call: the input after normalisation and validation, and what it is about. */
