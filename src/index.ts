@@ -3,6 +3,8 @@
  * internal and may change.
  */
 
+export type { Skillgate, SkillgateOptions } from "./app/skillgate.js";
+export { createSkillgate } from "./app/skillgate.js";
 export { availableSkillsXml } from "./catalog/available-skills-xml.js";
 export type { Catalog, CatalogOptions } from "./catalog/catalog.js";
 export { createCatalog } from "./catalog/catalog.js";
@@ -38,6 +40,21 @@ export {
 export type { FolderOptions, Folders } from "./core/folders.js";
 export { resolveFolders } from "./core/folders.js";
 export { MAX_SKILL_CHARS, SKILL_DESC_MAX } from "./core/limits.js";
+export { AuditLog } from "./observe/audit-log.js";
+export { ChatLog } from "./observe/chat-log.js";
+export type { AuditEvent, AuditEventType, AuditSink, CallStatus } from "./observe/events.js";
+export type { Logger } from "./observe/logger.js";
+export type { ApprovalAnswer, ApprovalRequest } from "./policy/approvals.js";
+export { ApprovalBook } from "./policy/approvals.js";
+export type { PolicyDecision } from "./policy/decide.js";
+export { DEFAULT_DENY_RULE, narrow, PolicyTable } from "./policy/decide.js";
+export type { GrantScope, GrantStore } from "./policy/grants.js";
+export { MemoryGrantStore } from "./policy/grants.js";
+export type { ConfiguredRule, PolicyCall, PolicyContext, PolicyEffect, PolicyRule } from "./policy/rules.js";
+export { BUILTIN_RULES, configuredRule } from "./policy/rules.js";
+export type { ToolTier, TurnMode } from "./policy/tiers.js";
+export type { RunLimits, Runner, RunRequest, RunResult, RunStatus } from "./runners/contract.js";
+export { DEFAULT_RUN_LIMITS } from "./runners/contract.js";
 export type { ContentHash, HashedEntry } from "./skill/content-hash.js";
 export { grant, hashSkillFolder } from "./skill/content-hash.js";
 export { describe } from "./skill/describe.js";
@@ -50,3 +67,14 @@ export type { JsonSchema, ParametersSchema } from "./skill/parameters-schema.js"
 export { effectiveSchema } from "./skill/parameters-schema.js";
 export type { SkillBodySource, SkillInit } from "./skill/skill.js";
 export { Skill } from "./skill/skill.js";
+export { importGithub, importZip } from "./store/importers.js";
+export { Store } from "./store/store.js";
+export type { ChangeResult, StoreOptions, StoreSkill, StoreSkillSummary } from "./store/store-types.js";
+export type { ArgumentRepair, NormalisedArguments } from "./tools/arguments.js";
+export { ARGUMENT_MESSAGES, normaliseArguments } from "./tools/arguments.js";
+export type { Approver, BrokerOptions, CallScope, ToolCallResult } from "./tools/broker.js";
+export { Broker } from "./tools/broker.js";
+export type { SkillScope } from "./tools/skill-view.js";
+export type { AnyTool, CallSubject, ToolDefinition, ToolOutput } from "./tools/tool.js";
+export type { Turn, TurnOptions } from "./tools/turn.js";
+export { createTurn } from "./tools/turn.js";

@@ -1,40 +1,139 @@
 import { join } from "node:path";
 import { type Catalog, type CatalogOptions, createCatalog } from "../catalog/catalog.js";
+import type { SkillgateConfig } from "../config/config.js";
+import { type Clock, systemClock } from "../core/clock.js";
 import { resolveFolders } from "../core/folders.js";
+import { reportArgumentRepairs } from "../observe/argument-repair.js";
+import { AuditLog } from "../observe/audit-log.js";
+import { ChatLog } from "../observe/chat-log.js";
+import type { AuditSink } from "../observe/events.js";
+import { type Logger, stderrLogger } from "../observe/logger.js";
+import { ApprovalBook } from "../policy/approvals.js";
+import { PolicyTable } from "../policy/decide.js";
+import type { GrantStore } from "../policy/grants.js";
+import { configuredRule } from "../policy/rules.js";
+import type { RunLimits, Runner } from "../runners/contract.js";
 import { readEnabledNames } from "../store/enabled-names.js";
+import { type SkillReviews, skillReviews } from "../store/reviews.js";
 import { Store } from "../store/store.js";
+import { type Approver, Broker } from "../tools/broker.js";
+import { chatTools, createSkillReviewContext } from "../tools/chat-tools.js";
+import { storeTools } from "../tools/store-tools.js";
+import { createTurn, type Turn, type TurnOptions } from "../tools/turn.js";
+import { unavailableRunner } from "./unavailable-runner.js";
 
-/** Options of {@link createSkillgate}: the catalog's, plus whether to include the store. */
+/** Options of {@link createSkillgate}. Everything has a default that works on a fresh machine. */
 export interface SkillgateOptions extends Omit<CatalogOptions, "store"> {
   /** Offer the managed store's enabled skills (default true). */
   readonly useStore?: boolean;
+  /** Runs scripts. Until a runner is given, run_skill_script answers that none is configured. */
+  readonly runner?: Runner;
+  readonly runLimits?: RunLimits;
+  /** Asks a person. Without one, every ask is declined: nobody is there to say yes. */
+  readonly approve?: Approver;
+  /** Where audit events go; default the audit log in the data folder; `false` for none. */
+  readonly audit?: AuditSink | false;
+  /** Whose chat reviews the chat tools record (default `owner`). */
+  readonly owner?: string;
+  readonly logger?: Logger;
+  readonly clock?: Clock;
 }
 
-/** skillgate assembled: the catalog over every source, and the managed store on demand. */
+/** skillgate assembled: the catalog, the store, the chat log, the broker, and turns over them. */
 export interface Skillgate {
   readonly catalog: Catalog;
   /** `<data>/skills`. */
   readonly storeFolder: string;
+  readonly broker: Broker;
   /** Opens the managed store (creating its folder on first use); one instance per Skillgate. */
   openStore(): Promise<Store>;
+  /** The chat database (created on first use). */
+  chatLog(): ChatLog;
+  /** Builds a turn of a chat or job: its tools, its skill index, and `call`. */
+  createTurn(options: TurnOptions): Turn;
+  /** The context of a `/create-skill` review: candidate chats and what to do. */
+  createSkillReviewContext(): Promise<string>;
+  /** Closes the chat database. */
+  close(): void;
 }
 
 /**
- * Wires the layers together: the catalog reads the store's enabled names on each
- * discovery (read-only, so listing skills never creates the store), and the store is
- * opened only when asked for.
+ * Wires the layers together. Nothing is written until it is needed: listing skills reads
+ * the store's enabled names but never creates the store; the chat database and the audit
+ * log appear with the first turn's first call.
  */
 export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
   const storeFolder = storeFolderOf(options);
   const catalog = createCatalog(withStoreSource(options));
+  const data = catalog.folders.data;
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? stderrLogger;
   let store: Promise<Store> | undefined;
+  let chatLog: ChatLog | undefined;
+  let reviews: Promise<SkillReviews> | undefined;
+  const openStore = (): Promise<Store> => {
+    store ??= Store.open({ dataFolder: data });
+    return store;
+  };
+  const openChatLog = (): ChatLog => {
+    chatLog ??= ChatLog.open({ dataFolder: data, clock });
+    return chatLog;
+  };
+  const grants: GrantStore = {
+    grants: (scope) => openChatLog().grants(scope),
+    addGrant: (scope, grant) => void openChatLog().addGrant(scope, grant),
+  };
+  const broker = new Broker({
+    policy: policyTableOf(() => catalog.config),
+    grants,
+    approvals: new ApprovalBook({ clock, ttlMs: catalog.config.policy.approvalTtlSeconds * 1000 }),
+    ...(options.approve !== undefined ? { approve: options.approve } : {}),
+    ...(options.audit !== false ? { audit: options.audit ?? new AuditLog({ dataFolder: data }) } : {}),
+    outcomes: { recordOutcome: (scope, status) => void openChatLog().recordOutcome(scope, status) },
+    clock,
+  });
+  const chatEnvironment = {
+    chatLog: openChatLog,
+    reviews: () => {
+      reviews ??= openStore().then((opened) => skillReviews(opened));
+      return reviews;
+    },
+    owner: options.owner ?? "owner",
+  };
   return {
     catalog,
     storeFolder,
-    openStore: () => {
-      store ??= Store.open({ dataFolder: catalog.folders.data });
-      return store;
+    broker,
+    openStore,
+    chatLog: openChatLog,
+    createTurn: (turnOptions) => {
+      const turn = createTurn(
+        {
+          discover: () => catalog.discover(),
+          broker,
+          runner: options.runner ?? unavailableRunner,
+          ...(options.runLimits !== undefined ? { runLimits: options.runLimits } : {}),
+          onArgumentRepair: (call) => reportArgumentRepairs(call, logger),
+          extraTools: () => [...storeTools({ store: openStore }), ...chatTools(chatEnvironment)],
+        },
+        { indexBudget: catalog.config.index.budget, ...turnOptions },
+      );
+      openChatLog().openChat(turn.scope);
+      return turn;
     },
+    createSkillReviewContext: () => createSkillReviewContext(chatEnvironment),
+    close: () => chatLog?.close(),
+  };
+}
+
+/** The rule table for the configuration in force, rebuilt only when the configuration changes. */
+function policyTableOf(config: () => SkillgateConfig): () => PolicyTable {
+  let last: { config: SkillgateConfig; table: PolicyTable } | undefined;
+  return () => {
+    const current = config();
+    if (last?.config !== current)
+      last = { config: current, table: PolicyTable.withOwnerRules(current.policy.rules.map(configuredRule)) };
+    return last.table;
   };
 }
 

@@ -1,3 +1,4 @@
+import { mkdir } from "node:fs/promises";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Clock } from "../core/clock.js";
@@ -79,6 +80,8 @@ export class SkillReviews {
       throw new StoreArgumentError("chatIds", "chatIds must be a list of chat ids");
     for (const chat of chatIds) checkId(chat, "chatIds");
     const reviewed = new Date(this.#clock.now()).toISOString();
+    // The lock lives in the store folder, which may not exist yet on a fresh machine.
+    await mkdir(this.#storeFolder, { recursive: true });
     return withStoreLock(this.#storeFolder, this.#timing, async () => {
       const owners = await this.#read();
       const marked = new Set(chatIds);

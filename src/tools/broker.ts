@@ -24,7 +24,8 @@ export interface CallScope extends GrantScope {
 
 /** The broker's collaborators. Only the policy is needed; the rest have safe defaults. */
 export interface BrokerOptions {
-  readonly policy?: PolicyTable;
+  /** The rule table, or a function giving the current one (the configuration may change). */
+  readonly policy?: PolicyTable | (() => PolicyTable);
   readonly grants?: GrantStore;
   readonly approvals?: ApprovalBook;
   /** Without an approver, every ask is declined: nobody is there to say yes. */
@@ -51,18 +52,24 @@ const COUNTED: ReadonlySet<CallStatus> = new Set(["declined", "expired", "failed
  * log. Nothing throws into the model's turn: every refusal is text starting with `HOST:`.
  */
 export class Broker {
-  readonly policy: PolicyTable;
   readonly grants: GrantStore;
   readonly approvals: ApprovalBook;
   readonly #options: BrokerOptions;
   readonly #clock: Clock;
+  readonly #policy: () => PolicyTable;
 
   constructor(options: BrokerOptions = {}) {
     this.#options = options;
     this.#clock = options.clock ?? systemClock;
-    this.policy = options.policy ?? new PolicyTable();
+    const policy = options.policy ?? new PolicyTable();
+    this.#policy = typeof policy === "function" ? policy : () => policy;
     this.grants = options.grants ?? new MemoryGrantStore();
     this.approvals = options.approvals ?? new ApprovalBook({ clock: this.#clock });
+  }
+
+  /** The rule table in force now. */
+  policy(): PolicyTable {
+    return this.#policy();
   }
 
   /** Calls `tool` with the model's raw input in `scope`. */
@@ -123,7 +130,7 @@ export class Broker {
       subject.skill !== undefined && subject.hash !== undefined
         ? grantKey(subject.skill, subject.hash)
         : undefined;
-    const decision = this.policy.decide(
+    const decision = this.policy().decide(
       {
         tool: tool.name,
         tier: subject.tier,

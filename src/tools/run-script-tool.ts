@@ -15,8 +15,12 @@ export interface RunScriptEnvironment {
   readonly view: SkillView;
   readonly runner: Runner;
   readonly limits?: RunLimits;
-  /** Told of each repair made to a model's arguments (for the log line and the counter). */
-  readonly onArgumentRepair?: (repair: ArgumentRepair, skill: string, script: string) => void;
+  /** Told once per call whose arguments were repaired (for the log line and the counter); never the content. */
+  readonly onArgumentRepair?: (call: {
+    skill: string;
+    script: string;
+    repairs: readonly ArgumentRepair[];
+  }) => void;
 }
 
 /** A run_skill_script call after it was read once: the skill, the script and clean arguments. */
@@ -135,7 +139,8 @@ function prepareRun(environment: RunScriptEnvironment, raw: unknown): PreparedCa
   };
   const normalised = normaliseArguments(shape.input.arguments, shape.input.node, execution);
   if (!normalised.ok) return { ok: false, message: normalised.message, subject };
-  for (const repair of normalised.repairs) environment.onArgumentRepair?.(repair, skill.name, script.path);
+  if (normalised.repairs.length > 0)
+    environment.onArgumentRepair?.({ skill: skill.name, script: script.path, repairs: normalised.repairs });
   const checked = checkAgainstSchema(
     effectiveSchema(parametersSchema, execution, script.path),
     normalised.arguments,

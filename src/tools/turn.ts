@@ -31,7 +31,11 @@ export interface TurnDependencies {
   readonly broker: Broker;
   readonly runner: Runner;
   readonly runLimits?: RunLimits;
-  readonly onArgumentRepair?: (repair: ArgumentRepair, skill: string, script: string) => void;
+  readonly onArgumentRepair?: (call: {
+    skill: string;
+    script: string;
+    repairs: readonly ArgumentRepair[];
+  }) => void;
   /** More tools over the same view (the store's, the chat log's), built per turn. */
   readonly extraTools?: (view: SkillView) => readonly AnyTool[];
 }

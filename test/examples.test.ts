@@ -1,0 +1,29 @@
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { beforeAll, describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+const root = join(import.meta.dirname, "..");
+
+beforeAll(async () => {
+  // The examples import the built package, as a user's code would.
+  if (!existsSync(join(root, "dist", "index.js"))) await run("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: root });
+}, 120_000);
+
+describe("the README's examples run", () => {
+  it("examples/list-skills.mjs lists decisions and prints an index", async () => {
+    const { stdout } = await run("node", ["examples/list-skills.mjs"], { cwd: root });
+    expect(stdout).toMatch(/^registered +json-tools \(builtin\)$/m);
+    expect(stdout).toContain("## Skills");
+  });
+
+  it("examples/embed.mjs builds a turn, loads a skill, runs through the broker, and refuses a traversal", async () => {
+    const { stdout } = await run("node", ["examples/embed.mjs"], { cwd: root });
+    expect(stdout).toContain("Tools: load_skill, read_skill_resource");
+    expect(stdout).toContain('load_skill -> ok:\n<skill name="json-tools">');
+    expect(stdout).toContain("run_skill_script -> refused (rule reads-allowed)");
+    expect(stdout).toContain('read_skill_resource with a traversal -> HOST: path may not contain ".."');
+  });
+});
