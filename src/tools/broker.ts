@@ -210,7 +210,9 @@ export class Broker {
     event("approval-requested", subject);
     let answer: ApprovalAnswer | "expired" | "invalid";
     try {
-      const given = this.#options.approve ? await this.#options.approve(request) : "decline";
+      const given = this.#options.approve
+        ? await withDeadline(this.#options.approve(request), request.expiresAt - request.createdAt)
+        : "decline";
       answer = given === "expired" ? "expired" : this.approvals.answer(request.id, given);
     } catch {
       answer = "decline";
@@ -227,6 +229,23 @@ export class Broker {
     } catch {
       // The audit sink reports its own failures; a call is never stopped by one.
     }
+  }
+}
+
+/** The approver's answer, or `expired` once the request's life has run out in real time. */
+async function withDeadline(
+  answer: Promise<ApprovalAnswer | "expired">,
+  lifeMs: number,
+): Promise<ApprovalAnswer | "expired"> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<"expired">((resolve) => {
+    timer = setTimeout(() => resolve("expired"), Math.max(0, lifeMs));
+    timer.unref();
+  });
+  try {
+    return await Promise.race([answer, deadline]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { createCatalog } from "../../src/catalog/catalog.js";
 import type { AuditEvent } from "../../src/observe/events.js";
 import type { ApprovalAnswer, ApprovalRequest } from "../../src/policy/approvals.js";
+import { ApprovalBook } from "../../src/policy/approvals.js";
 import { FakeRunner } from "../../src/testing/fake-runner.js";
 import { Broker } from "../../src/tools/broker.js";
 import { createTurn } from "../../src/tools/turn.js";
@@ -242,5 +243,24 @@ describe("a turn", () => {
     });
     expect(events[4]?.hash8).toMatch(/^[0-9a-f]{8}$/);
     expect(JSON.stringify(events)).not.toContain("hunter2-value");
+  });
+});
+
+describe("approval requests expire", () => {
+  it("a person who never answers leaves the call expired, not waiting forever", async () => {
+    const tree = makeTree();
+    const folders = isolatedFolders(tree);
+    const project = join(tree, "project");
+    writeSkill(join(project, ".agents", "skills"), "slow", { files: { "scripts/run.sh": "echo\n" } });
+    const catalog = createCatalog({ ...folders, roots: [project], builtins: false });
+    const runner = new FakeRunner();
+    const broker = new Broker({
+      approvals: new ApprovalBook({ ttlMs: 50 }),
+      approve: () => new Promise(() => {}),
+    });
+    const turn = createTurn({ discover: () => catalog.discover(), broker, runner }, { chatId: "c" });
+    const result = await turn.call("run_skill_script", { skill: "slow", script: "scripts/run.sh" });
+    expect(result.status).toBe("expired");
+    expect(runner.requests).toEqual([]);
   });
 });
