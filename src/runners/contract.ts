@@ -1,5 +1,5 @@
 import type { JsonValue } from "../core/safe-json.js";
-import type { ExecutionMode } from "../skill/governance.js";
+import type { ExecutionMode, NetworkMode } from "../skill/governance.js";
 import type { ScriptLanguage } from "../skill/scripts.js";
 
 /** How a run ended. `refused`: the runner would not start it (a hash mismatch, a language it cannot run). */
@@ -30,8 +30,27 @@ export interface RunRequest {
   readonly arguments: { readonly [key: string]: JsonValue };
   readonly limits: RunLimits;
   readonly signal?: AbortSignal;
-  /** Streaming output for callers who want it. */
+  /** Streaming output for callers who want it: only what is kept (up to the cap) is streamed. */
   readonly onOutput?: (stream: "stdout" | "stderr", chunk: string) => void;
+  /** The skill's `skillgate.allowed-domains` (lower-case ASCII, optional `:port`), for the sandbox's proxy. */
+  readonly allowedDomains?: readonly string[];
+  /** The skill's `skillgate.network`. */
+  readonly network?: NetworkMode;
+  /**
+   * Set by the router once the hash was verified and the snapshot made; `folder` is then the
+   * snapshot's folder. A runner given a request without it verifies and snapshots itself.
+   */
+  readonly snapshot?: VerifiedSnapshot;
+}
+
+/** A skill's verified bytes in a runner-owned, content-addressed, read-only folder. */
+export interface VerifiedSnapshot {
+  /** `<data>/runs/snapshots/<full hash>`: files 0444, folders 0555. */
+  readonly folder: string;
+  /** The full content hash the folder was verified against. */
+  readonly hash: string;
+  /** True when an existing snapshot of the same hash was used instead of copying. */
+  readonly reused: boolean;
 }
 
 /** What a run produced. */
@@ -45,9 +64,38 @@ export interface RunResult {
   readonly durationMs: number;
   /** For `refused`: the `HOST:` text a model is shown. */
   readonly message?: string;
+  /**
+   * For `refused`: a stable code (`skill_changed`, `symlink_not_allowed`, `not_trusted`, …;
+   * see {@link RunRefusalCode}), so callers and tests need not match on the text.
+   */
+  readonly code?: string;
+  /** For a script killed by a signal skillgate did not send: its name (`SIGSEGV`, …). */
+  readonly signal?: string;
 }
+
+/**
+ * The refusal codes of the router, snapshots, languages and the local runner. Other runners
+ * (the sandbox) add their own; {@link RunResult.code} is text so they need not be listed here.
+ */
+export type RunRefusalCode =
+  | "skill_changed"
+  | "skill_unreadable"
+  | "symlink_not_allowed"
+  | "hardlink_not_allowed"
+  | "special_file_not_allowed"
+  | "setuid_not_allowed"
+  | "snapshot_failed"
+  | "language_unavailable"
+  | "arguments_too_large"
+  | "not_trusted"
+  | "runner_unavailable";
 
 /** Runs scripts of one execution mode (or, for the router, of every mode). */
 export interface Runner {
   run(request: RunRequest): Promise<RunResult>;
+  /**
+   * Cheap checks the router makes before it hashes and snapshots anything (is the skill
+   * trusted, can this language run here): a refusal, or `undefined` to go on.
+   */
+  admit?(request: RunRequest): RunResult | undefined;
 }

@@ -75,6 +75,8 @@ export function runScriptTool(environment: RunScriptEnvironment): ToolDefinition
         script: input.script.path,
         language: input.script.language,
         arguments: input.arguments,
+        allowedDomains: input.skill.governance.allowedDomains,
+        network: input.skill.governance.network,
         limits: environment.limits ?? DEFAULT_RUN_LIMITS,
         ...(context.signal !== undefined ? { signal: context.signal } : {}),
       });
