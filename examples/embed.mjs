@@ -22,7 +22,7 @@ const skillgate = createSkillgate({
 });
 
 const turn = skillgate.createTurn({ chatId: "example-chat" });
-console.log("System prompt block:\n" + turn.skillIndex());
+console.log(`System prompt block:\n${turn.skillIndex()}`);
 console.log("\nTools:", turn.tools.map((tool) => tool.name).join(", "));
 
 // What a model would do: read a skill, then run one of its scripts with arguments sent as JSON text.

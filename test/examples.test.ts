@@ -9,7 +9,8 @@ const root = join(import.meta.dirname, "..");
 
 beforeAll(async () => {
   // The examples import the built package, as a user's code would.
-  if (!existsSync(join(root, "dist", "index.js"))) await run("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: root });
+  if (!existsSync(join(root, "dist", "index.js")))
+    await run("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: root });
 }, 120_000);
 
 describe("the README's examples run", () => {

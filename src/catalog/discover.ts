@@ -125,8 +125,8 @@ export class SkillDiscovery {
       );
       diagnostics.push(...walk.diagnostics);
       // A root listed twice counts its skills once (links inside one root are handled by the walk).
-      let seenHere = seen.get(source.source);
-      if (seenHere === undefined) seen.set(source.source, (seenHere = new Set()));
+      const seenHere = seen.get(source.source) ?? new Set<string>();
+      seen.set(source.source, seenHere);
       let found = 0;
       for (const candidate of walk.candidates) {
         if (seenHere.has(candidate.directory)) continue;
@@ -174,8 +174,8 @@ export class SkillDiscovery {
   }
 
   #cacheFor(source: string): Map<string, CachedLoad> {
-    let cache = this.#cache.get(source);
-    if (cache === undefined) this.#cache.set(source, (cache = new Map()));
+    const cache = this.#cache.get(source) ?? new Map<string, CachedLoad>();
+    this.#cache.set(source, cache);
     return cache;
   }
 

@@ -1,5 +1,4 @@
-import { mkdir } from "node:fs/promises";
-import { readFile } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Clock } from "../core/clock.js";
 import { systemClock } from "../core/clock.js";

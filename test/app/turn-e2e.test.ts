@@ -168,13 +168,11 @@ describe("a whole turn driven by a scripted model", () => {
 
   it("the /create-skill context lists chats with issues that were not reviewed", async () => {
     const { skillgate } = setup(["decline"]);
-    await skillgate
-      .createTurn({ chatId: "chat-9" })
-      .call("run_skill_script", {
-        skill: "backup-check",
-        script: "scripts/check.py",
-        arguments: { target: "x" },
-      });
+    await skillgate.createTurn({ chatId: "chat-9" }).call("run_skill_script", {
+      skill: "backup-check",
+      script: "scripts/check.py",
+      arguments: { target: "x" },
+    });
     expect(await skillgate.createSkillReviewContext()).toContain("- chat-9 (chat; last active");
     const turn = skillgate.createTurn({ chatId: "review" });
     expect((await turn.call("mark_chats_reviewed", { chats: ["chat-9"] })).status).toBe("ok");

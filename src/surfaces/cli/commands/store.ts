@@ -154,7 +154,10 @@ export function registerStore(program: Command, output: CliOutput): void {
 }
 
 function printChange(output: CliOutput, result: ChangeResult, json: boolean, verb: string): void {
-  if (json) return printJson(output, result);
+  if (json) {
+    printJson(output, result);
+    return;
+  }
   output.out(`${result.name}: ${verb}; hash ${result.hash}; revision ${result.revision}\n`);
   for (const item of result.diagnostics)
     output.out(`  ${paint(output, "yellow", "warning")} ${item.code}: ${item.message}\n`);
