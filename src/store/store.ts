@@ -44,7 +44,23 @@ import type {
 } from "./store-types.js";
 import { StoreWriter, type WriteContext } from "./store-writer.js";
 
-export type * from "./store-types.js";
+export type {
+  ChangeResult,
+  ChangeStep,
+  ChangeStepObserver,
+  CreateOptions,
+  ExpectedHash,
+  FileChanges,
+  FolderChange,
+  InstallOptions,
+  ListedSource,
+  StoreOpenReport,
+  StoreOptions,
+  StoreSkill,
+  StoreSkillSummary,
+  UpdateOptions,
+  WriteAuthor,
+} from "./store-types.js";
 
 /**
  * The managed skill store (seed 000): `<data>/skills/index.json` plus one folder per skill
