@@ -131,7 +131,9 @@ export function embeddedIPv4(address: string): string | undefined {
   ];
   const dotted = (high: number, low: number) => `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`;
   const firstFiveZero = g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0;
-  if (firstFiveZero && (g5 === 0xffff || g5 === 0)) return dotted(g6, g7);
+  if (firstFiveZero && g5 === 0xffff) return dotted(g6, g7);
+  // IPv4-compatible (deprecated); `::` and `::1` (and the rest of ::/112) are not IPv4 in disguise.
+  if (firstFiveZero && g5 === 0 && g6 !== 0) return dotted(g6, g7);
   if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) return dotted(g6, g7);
   if (g0 === 0x2002) return dotted(g1, g2);
   return undefined;
