@@ -13,6 +13,11 @@ import { PolicyTable } from "../policy/decide.js";
 import type { GrantStore } from "../policy/grants.js";
 import { configuredRule } from "../policy/rules.js";
 import type { RunLimits, Runner } from "../runners/contract.js";
+import { LocalRunner } from "../runners/local-runner.js";
+import { observedRunner, type RunObserver } from "../runners/observed.js";
+import { type ModeRunners, RunnerRouter } from "../runners/router.js";
+import { SnapshotStore } from "../runners/snapshot.js";
+import { trustedSkills } from "../runners/trust.js";
 import { readEnabledNames } from "../store/enabled-names.js";
 import { type SkillReviews, skillReviews } from "../store/reviews.js";
 import { Store } from "../store/store.js";
@@ -20,14 +25,22 @@ import { type Approver, Broker } from "../tools/broker.js";
 import { chatTools, createSkillReviewContext } from "../tools/chat-tools.js";
 import { storeTools } from "../tools/store-tools.js";
 import { createTurn, type Turn, type TurnOptions } from "../tools/turn.js";
-import { unavailableRunner } from "./unavailable-runner.js";
 
 /** Options of {@link createSkillgate}. Everything has a default that works on a fresh machine. */
 export interface SkillgateOptions extends Omit<CatalogOptions, "store"> {
   /** Offer the managed store's enabled skills (default true). */
   readonly useStore?: boolean;
-  /** Runs scripts. Until a runner is given, run_skill_script answers that none is configured. */
+  /**
+   * Runs scripts, replacing the router entirely (tests, embedders with their own runners).
+   * Default: the router over verified snapshots, with the local runner for skills trusted in
+   * `runners.local.trusted` and the runners given in `runners`.
+   */
   readonly runner?: Runner;
+  /** Runners of execution modes, put in the default router (a sandbox, remote nodes, a queue). */
+  readonly runners?: ModeRunners;
+  /** Told about every run: streamed output and raw results (a terminal, a server's stream). */
+  readonly observeRuns?: RunObserver;
+  /** Caps on each run; default the configuration's `runners.limits`. */
   readonly runLimits?: RunLimits;
   /** Asks a person. Without one, every ask is declined: nobody is there to say yes. */
   readonly approve?: Approver;
@@ -45,6 +58,8 @@ export interface Skillgate {
   /** `<data>/skills`. */
   readonly storeFolder: string;
   readonly broker: Broker;
+  /** What runs scripts: the router (or the runner given in the options). */
+  readonly runner: Runner;
   /** Opens the managed store (creating its folder on first use); one instance per Skillgate. */
   openStore(): Promise<Store>;
   /** The chat database (created on first use). */
@@ -92,6 +107,7 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
     outcomes: { recordOutcome: (scope, status) => void openChatLog().recordOutcome(scope, status) },
     clock,
   });
+  const runner = runnerOf(options, data, () => catalog.config);
   const chatEnvironment = {
     chatLog: openChatLog,
     reviews: () => {
@@ -104,6 +120,7 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
     catalog,
     storeFolder,
     broker,
+    runner,
     openStore,
     chatLog: openChatLog,
     createTurn: (turnOptions) => {
@@ -111,8 +128,8 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
         {
           discover: () => catalog.discover(),
           broker,
-          runner: options.runner ?? unavailableRunner,
-          ...(options.runLimits !== undefined ? { runLimits: options.runLimits } : {}),
+          runner,
+          runLimits: options.runLimits ?? configuredLimits(catalog.config),
           onArgumentRepair: (call) => reportArgumentRepairs(call, logger),
           extraTools: () => [...storeTools({ store: openStore }), ...chatTools(chatEnvironment)],
         },
@@ -123,6 +140,34 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
     },
     createSkillReviewContext: () => createSkillReviewContext(chatEnvironment),
     close: () => chatLog?.close(),
+  };
+}
+
+/**
+ * The runner: the one given, or the router over verified snapshots in `<data>/runs` with the
+ * local runner (trust and snapshot count read from the configuration on each run) and any
+ * runners given per mode. Modes without a runner are refused with a `HOST:` message.
+ */
+function runnerOf(options: SkillgateOptions, data: string, config: () => SkillgateConfig): Runner {
+  const chosen =
+    options.runner ??
+    (() => {
+      const snapshots = new SnapshotStore({ dataFolder: data, keep: () => config().runners.snapshots.keep });
+      const local = new LocalRunner({
+        dataFolder: data,
+        snapshots,
+        isTrusted: trustedSkills(() => config().runners.local.trusted),
+      });
+      return new RunnerRouter({ snapshots, runners: { local, ...options.runners } });
+    })();
+  return options.observeRuns === undefined ? chosen : observedRunner(chosen, options.observeRuns);
+}
+
+/** The configuration's default run limits. */
+function configuredLimits(config: SkillgateConfig): RunLimits {
+  return {
+    timeoutMs: config.runners.limits.timeoutSeconds * 1000,
+    maxOutputBytes: config.runners.limits.maxOutputBytes,
   };
 }
 

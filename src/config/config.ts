@@ -5,6 +5,7 @@ import { InvalidConfigError } from "../core/errors.js";
 import { DEFAULT_INDEX_BUDGET, MAX_YAML_ALIAS_COUNT } from "../core/limits.js";
 import { isPlainObject } from "../core/safe-json.js";
 import { DEFAULT_POLICY_CONFIG, type PolicyConfig, readPolicyConfig } from "./policy-config.js";
+import { DEFAULT_RUNNERS_CONFIG, type RunnersConfig, readRunnersConfig } from "./runners-config.js";
 
 /** The configuration file's name inside the config folder. */
 export const CONFIG_FILE = "config.yaml";
@@ -29,6 +30,8 @@ export interface SkillgateConfig {
   };
   /** Owner rules added to the built-in policy table, and the approval request life. */
   readonly policy: PolicyConfig;
+  /** Skills trusted to run on the host, default run limits, snapshots kept. */
+  readonly runners: RunnersConfig;
 }
 
 /** The configuration used when there is no file. */
@@ -36,6 +39,7 @@ export const DEFAULT_CONFIG: SkillgateConfig = {
   skills: { disabled: [], hidden: [], userFolders: [], projectFolders: [], packages: [] },
   index: { budget: DEFAULT_INDEX_BUDGET },
   policy: DEFAULT_POLICY_CONFIG,
+  runners: DEFAULT_RUNNERS_CONFIG,
 };
 
 /**
@@ -79,8 +83,9 @@ export function parseConfig(text: string, file: string): SkillgateConfig {
   const skills = section(value, "skills", problems);
   const index = section(value, "index", problems);
   const policy = readPolicyConfig(section(value, "policy", problems), problems);
+  const runners = readRunnersConfig(section(value, "runners", problems), problems);
   for (const key of Object.keys(value)) {
-    if (key !== "skills" && key !== "index" && key !== "policy") problems.push(`unknown key "${key}"`);
+    if (!["skills", "index", "policy", "runners"].includes(key)) problems.push(`unknown key "${key}"`);
   }
   const config: SkillgateConfig = {
     skills: {
@@ -92,6 +97,7 @@ export function parseConfig(text: string, file: string): SkillgateConfig {
     },
     index: { budget: positiveInteger(index, "budget", "index", DEFAULT_INDEX_BUDGET, problems) },
     policy,
+    runners,
   };
   for (const key of Object.keys(skills)) {
     if (!["disabled", "hidden", "user_folders", "project_folders", "packages"].includes(key)) {

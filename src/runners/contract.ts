@@ -87,6 +87,7 @@ export type RunRefusalCode =
   | "snapshot_failed"
   | "language_unavailable"
   | "arguments_too_large"
+  | "invalid_script"
   | "not_trusted"
   | "runner_unavailable";
 
