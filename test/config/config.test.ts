@@ -34,6 +34,11 @@ describe("loadConfig", () => {
       skills: { disabled: [], hidden: [], userFolders: [], projectFolders: [], packages: [] },
       index: { budget: DEFAULT_INDEX_BUDGET },
       policy: { rules: [], approvalTtlSeconds: 600 },
+      runners: {
+        local: { trusted: [] },
+        limits: { timeoutSeconds: 60, maxOutputBytes: 65536 },
+        snapshots: { keep: 50 },
+      },
     });
   });
 
@@ -86,6 +91,7 @@ describe("parseConfig", () => {
       },
       index: { budget: 4000 },
       policy: { rules: [], approvalTtlSeconds: 600 },
+      runners: DEFAULT_CONFIG.runners,
     });
   });
 

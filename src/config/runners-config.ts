@@ -1,0 +1,112 @@
+import { isPlainObject } from "../core/safe-json.js";
+
+/** The `runners` section of config.yaml: who may run unconfined, default limits, snapshots kept. */
+export interface RunnersConfig {
+  readonly local: {
+    /** Names or globs of skills the owner trusts to run on the host itself (`skillgate.execution: local`). */
+    readonly trusted: readonly string[];
+  };
+  readonly limits: {
+    /** A run is stopped (its whole process group killed) after this long. */
+    readonly timeoutSeconds: number;
+    /** Bytes kept of stdout and of stderr each; the rest is dropped and flagged. */
+    readonly maxOutputBytes: number;
+  };
+  readonly snapshots: {
+    /** Verified snapshots kept; the least recently used beyond this are removed. */
+    readonly keep: number;
+  };
+}
+
+/** Nothing trusted locally; 60 s, 64 KiB of each stream; 50 snapshots. */
+export const DEFAULT_RUNNERS_CONFIG: RunnersConfig = {
+  local: { trusted: [] },
+  limits: { timeoutSeconds: 60, maxOutputBytes: 64 * 1024 },
+  snapshots: { keep: 50 },
+};
+
+/** Bounds of each number, so a typo cannot make a run unbounded or a cap useless. */
+const BOUNDS = {
+  timeoutSeconds: { min: 1, max: 24 * 3600 },
+  maxOutputBytes: { min: 1024, max: 64 * 1024 * 1024 },
+  keep: { min: 1, max: 10_000 },
+} as const;
+
+/** Reads the `runners` section, adding every problem to `problems`. */
+export function readRunnersConfig(section: Record<string, unknown>, problems: string[]): RunnersConfig {
+  unknownKeys(section, "runners", ["local", "limits", "snapshots"], problems);
+  const local = mapping(section, "local", "runners", problems);
+  const limits = mapping(section, "limits", "runners", problems);
+  const snapshots = mapping(section, "snapshots", "runners", problems);
+  unknownKeys(local, "runners.local", ["trusted"], problems);
+  unknownKeys(limits, "runners.limits", ["timeout_seconds", "max_output_bytes"], problems);
+  unknownKeys(snapshots, "runners.snapshots", ["keep"], problems);
+  const defaults = DEFAULT_RUNNERS_CONFIG;
+  return {
+    local: { trusted: names(local.trusted, "runners.local.trusted", problems) },
+    limits: {
+      timeoutSeconds: bounded(
+        limits.timeout_seconds,
+        "runners.limits.timeout_seconds",
+        BOUNDS.timeoutSeconds,
+        defaults.limits.timeoutSeconds,
+        problems,
+      ),
+      maxOutputBytes: bounded(
+        limits.max_output_bytes,
+        "runners.limits.max_output_bytes",
+        BOUNDS.maxOutputBytes,
+        defaults.limits.maxOutputBytes,
+        problems,
+      ),
+    },
+    snapshots: {
+      keep: bounded(snapshots.keep, "runners.snapshots.keep", BOUNDS.keep, defaults.snapshots.keep, problems),
+    },
+  };
+}
+
+function mapping(
+  value: Record<string, unknown>,
+  key: string,
+  parent: string,
+  problems: string[],
+): Record<string, unknown> {
+  const inner = value[key];
+  if (inner === undefined || inner === null) return {};
+  if (isPlainObject(inner)) return inner;
+  problems.push(`"${parent}.${key}" must be a mapping`);
+  return {};
+}
+
+function unknownKeys(
+  value: Record<string, unknown>,
+  where: string,
+  known: readonly string[],
+  problems: string[],
+): void {
+  for (const key of Object.keys(value))
+    if (!known.includes(key)) problems.push(`unknown key "${where}.${key}"`);
+}
+
+function names(value: unknown, where: string, problems: string[]): string[] {
+  if (value === undefined || value === null) return [];
+  if (Array.isArray(value) && value.every((item) => typeof item === "string" && item.trim().length > 0))
+    return value;
+  problems.push(`"${where}" must be a list of skill names or globs`);
+  return [];
+}
+
+function bounded(
+  value: unknown,
+  where: string,
+  bounds: { readonly min: number; readonly max: number },
+  fallback: number,
+  problems: string[],
+): number {
+  if (value === undefined || value === null) return fallback;
+  if (typeof value === "number" && Number.isInteger(value) && value >= bounds.min && value <= bounds.max)
+    return value;
+  problems.push(`"${where}" must be a whole number from ${bounds.min} to ${bounds.max}`);
+  return fallback;
+}

@@ -1,0 +1,82 @@
+import type { ExecutionMode } from "../skill/governance.js";
+import type { Runner, RunRequest, RunResult } from "./contract.js";
+import { refusal } from "./refusal.js";
+import type { SnapshotStore } from "./snapshot.js";
+
+/** The runner of each execution mode; a mode left out is refused with a `HOST:` message. */
+export type ModeRunners = Partial<Readonly<Record<ExecutionMode, Runner>>>;
+
+/** Options of {@link RunnerRouter}. */
+export interface RunnerRouterOptions {
+  /** Verifies hashes and makes the snapshots every mode runs from. */
+  readonly snapshots: SnapshotStore;
+  readonly runners: ModeRunners;
+}
+
+/**
+ * Hands each script to the runner of its skill's execution mode (seed 000, "Routing a
+ * script to a runner"). Whatever the mode, the order is the same: the mode's runner admits
+ * the call (trust, language), then the skill's live folder is hashed and compared with the
+ * hash the call was approved against, the verified bytes are snapshotted (or the snapshot
+ * of that hash reused), and the runner is given the snapshot as the skill's folder. A
+ * runner never sees the live folder through the router.
+ */
+export class RunnerRouter implements Runner {
+  readonly #snapshots: SnapshotStore;
+  readonly #runners: ModeRunners;
+
+  constructor(options: RunnerRouterOptions) {
+    this.#snapshots = options.snapshots;
+    this.#runners = options.runners;
+  }
+
+  /** The runner for a mode, if one is configured. */
+  runnerFor(mode: ExecutionMode): Runner | undefined {
+    return this.#runners[mode];
+  }
+
+  admit(request: RunRequest): RunResult | undefined {
+    const runner = this.#runners[request.execution];
+    if (runner === undefined) return noRunner(request);
+    return runner.admit?.(request);
+  }
+
+  async run(request: RunRequest): Promise<RunResult> {
+    const runner = this.#runners[request.execution];
+    if (runner === undefined) return noRunner(request);
+    const refused = runner.admit?.(request);
+    if (refused !== undefined) return refused;
+    const prepared = this.#snapshots.prepare(request);
+    if (!prepared.ok) return prepared.refusal;
+    const snapshot = prepared.snapshot;
+    try {
+      return await runner.run({ ...request, folder: snapshot.folder, snapshot });
+    } finally {
+      this.#snapshots.release(snapshot);
+    }
+  }
+}
+
+/** The refusal for a mode with no runner on this host. */
+function noRunner(request: RunRequest): RunResult {
+  const did = `${request.script} of ${request.skill} did not run`;
+  switch (request.execution) {
+    case "node":
+      return refusal(
+        "runner_unavailable",
+        `${request.skill} runs on a named server (skillgate.execution: node), and this host has no remote nodes yet: they come with the node agent. ${did}.`,
+      );
+    case "queue":
+      return refusal(
+        "runner_unavailable",
+        `${request.skill} runs on the shared worker pool (skillgate.execution: queue), which this host does not have yet. ${did}.`,
+      );
+    case "sandbox":
+      return refusal(
+        "runner_unavailable",
+        `no sandbox runner is configured on this host, so ${did}; tell the host's owner.`,
+      );
+    case "local":
+      return refusal("runner_unavailable", `no local runner is configured on this host, so ${did}.`);
+  }
+}
