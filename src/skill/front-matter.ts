@@ -21,7 +21,9 @@ export interface SplitSkillFile {
 
 /** Splits SKILL.md text into front matter and body. Never throws. */
 export function splitFrontMatter(text: string): SplitSkillFile {
-  const normalised = (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).replace(/\r\n?/g, "\n");
+  const withoutBom = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  // Most files have no carriage return: skip the replace (and its copy) for them.
+  const normalised = withoutBom.includes("\r") ? withoutBom.replace(/\r\n?/g, "\n") : withoutBom;
   if (!normalised.startsWith("---\n") && normalised !== "---") {
     return { yaml: undefined, body: normalised, unterminated: false };
   }

@@ -8,7 +8,7 @@ export const SKILL_FILE = "SKILL.md";
 
 /** A SKILL.md read as text, or the reason it could not be. */
 export type SkillFileText =
-  | { readonly ok: true; readonly text: string; readonly signature: string; readonly stats: Stats }
+  | { readonly ok: true; readonly text: string; readonly stats: Stats }
   | { readonly ok: false; readonly diagnostic: Diagnostic };
 
 /**
@@ -65,7 +65,7 @@ export function readSkillFileText(path: string): SkillFileText {
       filled += count;
     }
     const decoded = decode(buffer.subarray(0, filled), path);
-    return decoded.ok ? { ok: true, text: decoded.text, signature: fileSignature(stats), stats } : decoded;
+    return decoded.ok ? { ok: true, text: decoded.text, stats } : decoded;
   } catch (error) {
     return { ok: false, diagnostic: openProblem(path, error) };
   } finally {
