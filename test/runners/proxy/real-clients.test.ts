@@ -57,7 +57,7 @@ async function waitForListener(port: number, bridge: ChildProcess): Promise<void
 }
 
 describe.skipIf(!ready)("real clients through a socat bridge", () => {
-  let upstream: Upstream;
+  let upstream: Awaited<ReturnType<typeof startHttp>>;
   let secure: ReturnType<typeof createHttpsServer>;
   let securePort: number;
   let test: TestProxy;
