@@ -6,13 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  selfSignedCertificate,
-  startHttp,
-  startTestProxy,
-  type TestProxy,
-  type Upstream,
-} from "./proxy-harness.js";
+import { selfSignedCertificate, startHttp, startTestProxy, type TestProxy } from "./proxy-harness.js";
 
 // The sandbox reaches the proxy the way this test does: socat listens on a TCP port and
 // forwards each connection to the proxy's Unix socket; the client only knows `http_proxy`.
