@@ -1,0 +1,224 @@
+import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { CgroupController, CgroupSupport } from "./cgroup-detect.js";
+import { RUN_CGROUP_PREFIX } from "./cgroup-detect.js";
+import type { SandboxResources } from "./limits.js";
+
+/** The CPU period written with a quota: 100 ms, the kernel's default. */
+const CPU_PERIOD_MICROSECONDS = 100_000;
+/** The leaf this process moves into when cgroup v2 will not enable controllers while it sits in its group. */
+export const SUPERVISOR_CGROUP = `${RUN_CGROUP_PREFIX}supervisor`;
+
+/** The cgroups of one run: where its first process joins, and how to empty and remove them. */
+export interface RunCgroup {
+  /** `cgroup.procs` files the run's first process writes its pid to before anything else starts. */
+  readonly procsFiles: readonly string[];
+  /** The controllers whose limits were written. */
+  readonly controllers: readonly CgroupController[];
+  readonly version: "v1" | "v2";
+  /** SIGKILLs every process still in the run's cgroups. */
+  kill(): void;
+  /** Kills what is left and removes the folders (retrying while the kernel reaps). */
+  remove(): Promise<void>;
+}
+
+const enabledV2 = new Map<string, boolean>();
+
+/**
+ * Makes the cgroups of one run and writes its limits: pids, memory (no swap) and CPU quota.
+ * `undefined` when the host has none or making them fails; the run then relies on rlimits,
+ * which always apply. Never throws.
+ */
+export function createRunCgroup(
+  support: CgroupSupport,
+  name: string,
+  resources: SandboxResources,
+): RunCgroup | undefined {
+  try {
+    if (support.version === "v2") return createV2(support.folder, support.controllers, name, resources);
+    if (support.version === "v1") return createV1(support.folders, support.controllers, name, resources);
+  } catch {
+    // fall back to rlimits
+  }
+  return undefined;
+}
+
+/** The folder name of a run's cgroup: owner pid first, so a sweep can tell orphans. */
+export function runCgroupName(runId: string): string {
+  return `${RUN_CGROUP_PREFIX}${process.pid}-${runId}`;
+}
+
+function createV2(
+  parent: string,
+  controllers: readonly CgroupController[],
+  name: string,
+  resources: SandboxResources,
+): RunCgroup | undefined {
+  if (!enableV2Controllers(parent, controllers)) return undefined;
+  const folder = join(parent, name);
+  mkdirSync(folder);
+  const written: CgroupController[] = [];
+  const write = (file: string, value: string): boolean => {
+    try {
+      writeFileSync(join(folder, file), value);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (controllers.includes("pids") && write("pids.max", String(resources.processes))) written.push("pids");
+  if (controllers.includes("memory") && write("memory.max", String(resources.memoryBytes))) {
+    if (existsSync(join(folder, "memory.swap.max"))) write("memory.swap.max", "0");
+    written.push("memory");
+  }
+  if (controllers.includes("cpu") && write("cpu.max", `${cpuQuota(resources)} ${CPU_PERIOD_MICROSECONDS}`))
+    written.push("cpu");
+  const folders = [folder];
+  return handle("v2", folders, written, () => {
+    if (existsSync(join(folder, "cgroup.kill"))) {
+      try {
+        writeFileSync(join(folder, "cgroup.kill"), "1");
+      } catch {
+        // fall through to killing one by one
+      }
+    }
+  });
+}
+
+/**
+ * Turns the controllers on for children of `parent`. cgroup v2 refuses that while processes
+ * sit in `parent` itself ("no internal processes"); when the only one there is this
+ * process, it moves into a leaf of its own ({@link SUPERVISOR_CGROUP}) first, as systemd's
+ * delegation documentation prescribes. Worked out once per parent.
+ */
+function enableV2Controllers(parent: string, controllers: readonly CgroupController[]): boolean {
+  const known = enabledV2.get(parent);
+  if (known !== undefined) return known;
+  const wanted = controllers.map((controller) => `+${controller}`).join(" ");
+  const control = join(parent, "cgroup.subtree_control");
+  let enabled = false;
+  try {
+    writeFileSync(control, wanted);
+    enabled = true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EBUSY" && onlyThisProcess(parent)) {
+      try {
+        const supervisor = join(parent, SUPERVISOR_CGROUP);
+        mkdirSync(supervisor, { recursive: true });
+        writeFileSync(join(supervisor, "cgroup.procs"), String(process.pid));
+        writeFileSync(control, wanted);
+        enabled = true;
+      } catch {
+        enabled = false;
+      }
+    }
+  }
+  enabledV2.set(parent, enabled);
+  return enabled;
+}
+
+function onlyThisProcess(folder: string): boolean {
+  const pids = readPids(join(folder, "cgroup.procs"));
+  return pids.length === 1 && pids[0] === process.pid;
+}
+
+function createV1(
+  folders: Readonly<Partial<Record<CgroupController, string>>>,
+  controllers: readonly CgroupController[],
+  name: string,
+  resources: SandboxResources,
+): RunCgroup | undefined {
+  const made: string[] = [];
+  const written: CgroupController[] = [];
+  try {
+    for (const controller of controllers) {
+      const parent = folders[controller];
+      if (parent === undefined) continue;
+      const folder = join(parent, name);
+      mkdirSync(folder);
+      made.push(folder);
+      if (controller === "pids") writeFileSync(join(folder, "pids.max"), String(resources.processes));
+      if (controller === "memory") {
+        writeFileSync(join(folder, "memory.limit_in_bytes"), String(resources.memoryBytes));
+        // Memory plus swap no larger than memory: no swapping past the cap (absent without swap accounting).
+        if (existsSync(join(folder, "memory.memsw.limit_in_bytes")))
+          writeFileSync(join(folder, "memory.memsw.limit_in_bytes"), String(resources.memoryBytes));
+      }
+      if (controller === "cpu") {
+        writeFileSync(join(folder, "cpu.cfs_period_us"), String(CPU_PERIOD_MICROSECONDS));
+        writeFileSync(join(folder, "cpu.cfs_quota_us"), String(cpuQuota(resources)));
+      }
+      written.push(controller);
+    }
+  } catch (error) {
+    for (const folder of made.reverse()) removeQuietly(folder);
+    throw error;
+  }
+  if (made.length === 0) return undefined;
+  return handle("v1", made, written, () => undefined);
+}
+
+function cpuQuota(resources: SandboxResources): number {
+  return Math.max(1000, Math.round(resources.cpus * CPU_PERIOD_MICROSECONDS));
+}
+
+function handle(
+  version: "v1" | "v2",
+  folders: readonly string[],
+  controllers: readonly CgroupController[],
+  killAll: () => void,
+): RunCgroup {
+  const kill = (): void => {
+    killAll();
+    for (const folder of folders)
+      for (const pid of readPids(join(folder, "cgroup.procs"))) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          // already gone
+        }
+      }
+  };
+  return {
+    procsFiles: folders.map((folder) => join(folder, "cgroup.procs")),
+    controllers,
+    version,
+    kill,
+    async remove(): Promise<void> {
+      for (const folder of folders) {
+        for (let attempt = 0; ; attempt += 1) {
+          kill();
+          try {
+            rmdirSync(folder);
+            break;
+          } catch (error) {
+            const code = (error as NodeJS.ErrnoException).code;
+            if (code === "ENOENT" || attempt >= 50) break;
+            await sleep(Math.min(100, 2 ** attempt));
+          }
+        }
+      }
+    },
+  };
+}
+
+function readPids(path: string): number[] {
+  try {
+    return readFileSync(path, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map(Number)
+      .filter((pid) => Number.isInteger(pid) && pid > 0);
+  } catch {
+    return [];
+  }
+}
+
+function removeQuietly(folder: string): void {
+  try {
+    rmdirSync(folder);
+  } catch {
+    // a later sweep removes it
+  }
+}

@@ -1,0 +1,388 @@
+import { randomBytes } from "node:crypto";
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, extname, isAbsolute, join, normalize, posix } from "node:path";
+import { performance } from "node:perf_hooks";
+import type { RunResult } from "../contract.js";
+import { MAX_ARGUMENTS_JSON_BYTES } from "../local-runner.js";
+import { removeTree } from "../remove-tree.js";
+import { bwrapArguments, SANDBOX_FDS } from "./bwrap-arguments.js";
+import { type CgroupSupport, hostCgroupSupport } from "./cgroup-detect.js";
+import { createRunCgroup, type RunCgroup, runCgroupName } from "./cgroup-run.js";
+import { type BwrapFeatures, bwrapFeatures, type SandboxTools, sandboxTools } from "./host-tools.js";
+import { launchCommand, type PortalBind } from "./launcher.js";
+import {
+  hostRootEntries,
+  PROXY_BRIDGE_PORT,
+  resolvesThroughAlternatives,
+  SANDBOX_GID,
+  SANDBOX_UID,
+  SKILL_MOUNT,
+  sandboxGroup,
+  sandboxHosts,
+  sandboxPasswd,
+} from "./layout.js";
+import { nodeHeapOption, type SandboxLimits, sandboxResources } from "./limits.js";
+import * as messages from "./messages.js";
+import { type HostIdentity, reach } from "./reachability.js";
+import { runSandboxProcess, type SandboxProcessOutcome } from "./sandbox-process.js";
+import { sandboxSeccompBytes } from "./seccomp.js";
+
+/** The sandbox's network: none at all, or only skillgate's filtering proxy through its Unix socket. */
+export type SandboxNetwork =
+  | { readonly mode: "none" }
+  | {
+      readonly mode: "proxy";
+      /** The proxy's listening Unix socket on the host; it does the filtering. */
+      readonly socketPath: string;
+      /** The skill's allowed domains, for the record: the proxy enforces them, not the sandbox. */
+      readonly allowedDomains: readonly string[];
+    };
+
+/** One script to run in a sandbox, from a snapshot that was already verified. */
+export interface SandboxRunRequest {
+  /** The verified, read-only snapshot of the skill; it appears at `/skill`. */
+  readonly snapshotFolder: string;
+  /** Relative to the snapshot, e.g. `scripts/run.py`. */
+  readonly script: string;
+  /** The interpreter's argv, absolute paths under `/usr` (e.g. `["/usr/bin/python3", "-B"]`); the script's path inside is appended. */
+  readonly command: readonly string[];
+  /** Given on stdin and in SKILLGATE_SKILL_ARGS. */
+  readonly argumentsJson: string;
+  readonly limits: SandboxLimits;
+  readonly network: SandboxNetwork;
+  readonly signal?: AbortSignal;
+  readonly onOutput?: (stream: "stdout" | "stderr", chunk: string) => void;
+  /** SKILLGATE_SKILL_NAME for the script. */
+  readonly skillName?: string;
+  /** `off` ignores the host's cgroups and limits with rlimits only (default `auto`). */
+  readonly cgroups?: "auto" | "off";
+}
+
+/** How one run was contained, for callers that want evidence (tests, doctor, audit). */
+export interface SandboxRunDetails {
+  readonly runId: string;
+  /** The inode of the run's PID namespace: every process of the run lived in it. */
+  readonly pidNamespace?: number;
+  readonly cgroup: "v1" | "v2" | "none";
+  /** True when the snapshot or socket was bound through a private mount namespace (root, closed folders). */
+  readonly portal: boolean;
+}
+
+/** A run's result with {@link SandboxRunDetails}. */
+export type SandboxRunResult = RunResult & { readonly sandbox?: SandboxRunDetails };
+
+/**
+ * Runs one script in a bubblewrap sandbox (see docs/running-scripts.md, "Sandbox"): new
+ * user, PID, IPC, UTS, cgroup and network namespaces with no nested user namespaces; the
+ * seccomp filter of seccomp.ts; no capabilities and no new privileges; uid and gid 65534
+ * (host root dropped first); `/usr`, the loader's links and a few `/etc` files read-only;
+ * the snapshot read-only at `/skill`; a size-capped private `/tmp` as the only writable
+ * place; rlimits inside the sandbox, cgroups where the host allows; no network, or only the
+ * proxy bridged in. The timeout and the abort signal kill the whole sandbox. Never throws:
+ * anything that stops the script from starting is a `refused` result with a `HOST:` message.
+ */
+export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxRunResult> {
+  const started = performance.now();
+  const script = request.script;
+  if (request.signal?.aborted) return interrupted(started);
+  const scriptInside = checkScriptPath(script);
+  if (typeof scriptInside !== "string") return scriptInside;
+  if (Buffer.byteLength(request.argumentsJson, "utf8") > MAX_ARGUMENTS_JSON_BYTES)
+    return messages.argumentsTooLarge(MAX_ARGUMENTS_JSON_BYTES);
+  const tools = sandboxTools();
+  const ready = checkHost(tools, script, request.network.mode === "proxy");
+  if (!ready.ok) return ready.refusal;
+  const commandProblem = checkCommand(request.command, script);
+  if (commandProblem !== undefined) return commandProblem;
+
+  const identity: HostIdentity = isRoot()
+    ? { uid: SANDBOX_UID, gid: SANDBOX_GID }
+    : { uid: process.getuid?.() ?? SANDBOX_UID, gid: process.getgid?.() ?? SANDBOX_GID };
+  const runId = randomBytes(8).toString("hex");
+  const sources = resolveSources(request, identity, script);
+  if (!sources.ok) return sources.refusal;
+
+  let temporary: string | undefined;
+  let cgroup: RunCgroup | undefined;
+  try {
+    const portal: PortalBind[] = [];
+    let skillSource = sources.skill.path;
+    let socketSource = sources.socket?.path;
+    if (sources.skill.portal || sources.socket?.portal) {
+      temporary = portalFolder(identity);
+      if (temporary === undefined)
+        return messages.snapshotUnreachable(script, "no temporary folder the sandbox user can reach");
+      if (sources.skill.portal) {
+        const target = join(temporary, "skill");
+        mkdirSync(target, { mode: 0o755 });
+        portal.push({ source: sources.skill.path, target });
+        skillSource = target;
+      }
+      if (sources.socket?.portal) {
+        const target = join(temporary, "proxy.sock");
+        writeFileSync(target, "", { mode: 0o644 });
+        portal.push({ source: sources.socket.path, target });
+        socketSource = target;
+      }
+    }
+    const resources = sandboxResources(request.limits);
+    const support: CgroupSupport =
+      request.cgroups === "off" ? { version: "none", controllers: [], note: "off" } : hostCgroupSupport();
+    cgroup = createRunCgroup(support, runCgroupName(runId), resources);
+    const interpreter = basename(request.command[0] ?? "").startsWith("node") ? "node" : "other";
+    const bwrapArgs = bwrapArguments({
+      features: ready.features,
+      skillSource,
+      ...(socketSource !== undefined ? { proxySocketSource: socketSource } : {}),
+      rootEntries: hostRootEntries(),
+      alternatives: request.command.some((part) => isAbsolute(part) && resolvesThroughAlternatives(part)),
+      resources,
+      prlimit: ready.prlimit,
+      shell: ready.shell,
+      ...(tools.socat !== undefined ? { socat: tools.socat } : {}),
+      command: request.command,
+      scriptInside,
+      interpreter,
+    });
+    const argv = launchCommand({
+      bwrap: ready.bwrap,
+      bwrapArguments: ["--setenv", "SKILLGATE_RUN_ID", runId, ...bwrapArgs],
+      ...(isRoot() && tools.setpriv !== undefined ? { setpriv: tools.setpriv } : {}),
+      cgroupProcsFiles: cgroup?.procsFiles ?? [],
+      portal,
+      shell: ready.shell,
+      ...(tools.unshare !== undefined ? { unshare: tools.unshare } : {}),
+      ...(tools.mount !== undefined ? { mount: tools.mount } : {}),
+    });
+    const outcome = await runSandboxProcess({
+      argv,
+      env: sandboxEnvironment(request, interpreter, resources),
+      input: request.argumentsJson,
+      data: {
+        [SANDBOX_FDS.seccomp]: sandboxSeccompBytes(),
+        [SANDBOX_FDS.passwd]: sandboxPasswd(),
+        [SANDBOX_FDS.group]: sandboxGroup(),
+        [SANDBOX_FDS.hosts]: sandboxHosts(),
+      },
+      timeoutMs: request.limits.timeoutMs,
+      maxOutputBytes: request.limits.maxOutputBytes,
+      ...(request.signal !== undefined ? { signal: request.signal } : {}),
+      ...(request.onOutput !== undefined ? { onOutput: request.onOutput } : {}),
+    });
+    const details: SandboxRunDetails = {
+      runId,
+      ...(outcome.status.pidNamespace !== undefined ? { pidNamespace: outcome.status.pidNamespace } : {}),
+      cgroup: cgroup?.version ?? "none",
+      portal: portal.length > 0,
+    };
+    return { ...toResult(outcome, ready.features, script, started), sandbox: details };
+  } finally {
+    await cgroup?.remove();
+    if (temporary !== undefined) removeTree(temporary);
+  }
+}
+
+/** What the sandbox needs from the host, found; or the refusal that says what is missing. */
+type HostReady =
+  | { ok: true; bwrap: string; features: BwrapFeatures; prlimit: string; shell: string }
+  | { ok: false; refusal: RunResult };
+
+function checkHost(tools: SandboxTools, script: string, proxy: boolean): HostReady {
+  if (tools.bwrap === undefined) return { ok: false, refusal: messages.bubblewrapMissing(script) };
+  const features = bwrapFeatures(tools.bwrap);
+  if (features === undefined) return { ok: false, refusal: messages.bubblewrapMissing(script) };
+  if (features.missing.length > 0)
+    return { ok: false, refusal: messages.bubblewrapTooOld(script, features.version, features.missing) };
+  if (tools.prlimit === undefined) return { ok: false, refusal: messages.toolMissing(script, "prlimit") };
+  if (tools.shell === undefined) return { ok: false, refusal: messages.toolMissing(script, "sh") };
+  if (isRoot() && tools.setpriv === undefined)
+    return { ok: false, refusal: messages.toolMissing(script, "setpriv") };
+  if (proxy && tools.socat === undefined)
+    return { ok: false, refusal: messages.proxyUnavailable(script, "socat is not installed") };
+  return { ok: true, bwrap: tools.bwrap, features, prlimit: tools.prlimit, shell: tools.shell };
+}
+
+/** The script's path inside the sandbox, or the refusal: a sandboxable kind, relative, no `..`. */
+function checkScriptPath(script: string): string | RunResult {
+  if (!(messages.SANDBOXABLE_EXTENSIONS as readonly string[]).includes(extname(script).toLowerCase()))
+    return messages.notSandboxable(script);
+  const normalised = normalize(script);
+  if (
+    script.includes("\0") ||
+    isAbsolute(script) ||
+    normalised === ".." ||
+    normalised.startsWith("../") ||
+    normalised.split("/").includes("..")
+  )
+    return messages.invalidScript(script);
+  return posix.join(SKILL_MOUNT, normalised);
+}
+
+/** The interpreter must be an absolute path whose real file is under `/usr`, the only programs inside. */
+function checkCommand(command: readonly string[], script: string): RunResult | undefined {
+  const program = command[0];
+  if (program === undefined || !isAbsolute(program)) return messages.invalidCommand(script, program ?? "");
+  try {
+    if (!realpathSync(program).startsWith("/usr/")) return messages.invalidCommand(script, program);
+  } catch {
+    return messages.invalidCommand(script, program);
+  }
+  return undefined;
+}
+
+/** A bind source: its resolved path, and whether it needs the portal. */
+interface Source {
+  readonly path: string;
+  readonly portal: boolean;
+}
+
+function resolveSources(
+  request: SandboxRunRequest,
+  identity: HostIdentity,
+  script: string,
+): { ok: true; skill: Source; socket?: Source } | { ok: false; refusal: RunResult } {
+  let folder: string;
+  try {
+    folder = realpathSync(request.snapshotFolder);
+  } catch {
+    return { ok: false, refusal: messages.snapshotUnreachable(script, "the snapshot folder does not exist") };
+  }
+  const scriptFile = join(folder, normalize(script));
+  if (lstatSync(scriptFile, { throwIfNoEntry: false })?.isFile() !== true)
+    return { ok: false, refusal: messages.invalidScript(script) };
+  const skill = sourceFor(folder, identity, "list");
+  if (skill === "denied" || reach(scriptFile, identity, "read") === "denied")
+    return {
+      ok: false,
+      refusal: messages.snapshotUnreachable(
+        script,
+        "its files are not readable by others (they must be 0444, folders 0555)",
+      ),
+    };
+  if (skill === "closed")
+    return {
+      ok: false,
+      refusal: messages.snapshotUnreachable(script, `${folder} is in a folder closed to it`),
+    };
+  if (request.network.mode !== "proxy") return { ok: true, skill };
+  const socketPath = request.network.socketPath;
+  let resolved: string;
+  try {
+    resolved = realpathSync(socketPath);
+  } catch {
+    return { ok: false, refusal: messages.proxyUnavailable(script, "its socket does not exist") };
+  }
+  if (lstatSync(resolved, { throwIfNoEntry: false })?.isSocket() !== true)
+    return { ok: false, refusal: messages.proxyUnavailable(script, "its socket path is not a socket") };
+  const socket = sourceFor(resolved, identity, "connect");
+  if (socket === "denied")
+    return {
+      ok: false,
+      refusal: messages.proxyUnavailable(script, "its socket is not writable by the sandbox user"),
+    };
+  if (socket === "closed")
+    return {
+      ok: false,
+      refusal: messages.proxyUnavailable(script, "its socket is in a folder closed to the sandbox user"),
+    };
+  return { ok: true, skill, socket };
+}
+
+/**
+ * A source the sandbox user can open by name is bound directly; one behind a closed folder
+ * goes through the portal when skillgate runs as root (only root can make it), and is
+ * refused otherwise; one whose own mode refuses the sandbox user is refused.
+ */
+function sourceFor(
+  path: string,
+  identity: HostIdentity,
+  access: "list" | "connect",
+): Source | "denied" | "closed" {
+  const answer = reach(path, identity, access);
+  if (answer === "ok") return { path, portal: false };
+  if (answer === "denied" || answer === "missing") return "denied";
+  return isRoot() ? { path, portal: true } : "closed";
+}
+
+/** A fresh 0755 folder under the system's temporary folder, if the sandbox user can reach it. */
+function portalFolder(identity: HostIdentity): string | undefined {
+  const folder = mkdtempSync(join(tmpdir(), "skillgate-sandbox-"));
+  chmodSync(folder, 0o755);
+  if (reach(folder, identity, "list") === "ok") return folder;
+  removeTree(folder);
+  return undefined;
+}
+
+/** The script's whole environment: nothing of skillgate's own process reaches it. */
+function sandboxEnvironment(
+  request: SandboxRunRequest,
+  interpreter: "node" | "other",
+  resources: ReturnType<typeof sandboxResources>,
+): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: "/usr/local/bin:/usr/bin:/bin",
+    HOME: "/tmp",
+    TMPDIR: "/tmp",
+    LANG: "C.UTF-8",
+    PYTHONDONTWRITEBYTECODE: "1",
+    SKILLGATE_SKILL_ARGS: request.argumentsJson,
+    SKILLGATE_SKILL_DIR: SKILL_MOUNT,
+  };
+  if (request.skillName !== undefined) env.SKILLGATE_SKILL_NAME = request.skillName;
+  if (interpreter === "node") env.NODE_OPTIONS = nodeHeapOption(resources);
+  if (request.network.mode === "proxy") {
+    const proxy = `http://127.0.0.1:${PROXY_BRIDGE_PORT}`;
+    for (const name of ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"]) env[name] = proxy;
+    env.NO_PROXY = "";
+    env.no_proxy = "";
+  }
+  return env;
+}
+
+function toResult(
+  outcome: SandboxProcessOutcome,
+  features: BwrapFeatures,
+  script: string,
+  started: number,
+): RunResult {
+  if (outcome.ending === "spawn_failed")
+    return messages.sandboxFailed(script, `the launcher did not start: ${outcome.spawnError ?? "unknown"}`);
+  const base = {
+    exitCode: outcome.exitCode,
+    stdout: outcome.stdout,
+    stderr: outcome.stderr,
+    stdoutTruncated: outcome.stdoutTruncated,
+    stderrTruncated: outcome.stderrTruncated,
+    durationMs: performance.now() - started,
+  };
+  if (outcome.ending === "timed_out") return { status: "timed_out", ...base };
+  if (outcome.ending === "interrupted") return { status: "interrupted", ...base };
+  const sandboxStarted = features.jsonStatus
+    ? outcome.status.childPid !== undefined
+    : !/^bwrap: /m.test(outcome.stderr);
+  if (!sandboxStarted) return messages.sandboxFailed(script, firstLine(outcome.stderr));
+  if (outcome.exitCode === 125 && outcome.stderr.includes("HOST: the sandbox's network bridge"))
+    return messages.proxyUnavailable(script, "the bridge to it did not start in the sandbox");
+  return { status: outcome.exitCode === 0 ? "ok" : "failed", ...base };
+}
+
+function firstLine(text: string): string {
+  return (text.split("\n").find((line) => line.trim() !== "") ?? "").slice(0, 300);
+}
+
+function interrupted(started: number): SandboxRunResult {
+  return {
+    status: "interrupted",
+    exitCode: null,
+    stdout: "",
+    stderr: "",
+    stdoutTruncated: false,
+    stderrTruncated: false,
+    durationMs: performance.now() - started,
+  };
+}
+
+function isRoot(): boolean {
+  return process.getuid?.() === 0;
+}

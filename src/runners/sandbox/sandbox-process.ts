@@ -1,0 +1,231 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { performance } from "node:perf_hooks";
+import type { Readable, Writable } from "node:stream";
+import { OutputCapture } from "../output-capture.js";
+import { SANDBOX_FDS } from "./bwrap-arguments.js";
+
+/**
+ * After bubblewrap exited, how long its pipes may stay open. Everything the script started
+ * lives in the sandbox's PID namespace and dies with it, so they close at once; this only
+ * bounds a kernel that is slow to tear the namespace down.
+ */
+const DRAIN_MS = 500;
+
+/** One spawn of the launch chain. */
+export interface SandboxProcessSpec {
+  readonly argv: readonly string[];
+  /** The whole environment; it reaches the script unchanged (bubblewrap and setpriv pass it on). */
+  readonly env: Readonly<Record<string, string>>;
+  /** Written to stdin, which is then closed. */
+  readonly input: string;
+  /** Bytes for bubblewrap's extra descriptors, by fd number. */
+  readonly data: Readonly<Record<number, Buffer | string>>;
+  readonly timeoutMs: number;
+  readonly maxOutputBytes: number;
+  readonly signal?: AbortSignal;
+  readonly onOutput?: (stream: "stdout" | "stderr", chunk: string) => void;
+}
+
+/** What bubblewrap reported on its status descriptor. */
+export interface SandboxStatus {
+  /** The host pid of the sandbox's first process. */
+  readonly childPid?: number;
+  /** The inode of the sandbox's PID namespace: every process of the run is in it. */
+  readonly pidNamespace?: number;
+  readonly exitCode?: number;
+}
+
+/** How the spawn ended. */
+export interface SandboxProcessOutcome {
+  readonly ending: "exited" | "timed_out" | "interrupted" | "spawn_failed";
+  readonly exitCode: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly stdoutTruncated: boolean;
+  readonly stderrTruncated: boolean;
+  readonly durationMs: number;
+  readonly status: SandboxStatus;
+  /** `spawn_failed`: why. */
+  readonly spawnError?: string;
+}
+
+// Launch chains still alive: killed when this process exits, so a crash or process.exit()
+// in the middle of a run tears its sandbox down (bubblewrap's --die-with-parent does the rest).
+const live = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once("exit", () => {
+    for (const child of live) killChain(child);
+  });
+}
+
+/**
+ * SIGKILLs the launch chain: its process group (it was spawned as a group leader) and
+ * bubblewrap itself. bubblewrap's --die-with-parent then SIGKILLs the sandbox's init, and
+ * the kernel kills every other process of that PID namespace: the whole tree, `setsid`
+ * daemons included, with nothing for the script to catch.
+ */
+function killChain(child: ChildProcess): void {
+  if (child.pid === undefined) return;
+  for (const target of [-child.pid, child.pid]) {
+    try {
+      process.kill(target, "SIGKILL");
+    } catch {
+      // gone already
+    }
+  }
+}
+
+/**
+ * Spawns the chain with stdin, stdout, stderr and bubblewrap's descriptors as pipes, writes
+ * the inputs, captures output with caps, enforces the timeout and the abort signal, and
+ * reads bubblewrap's JSON status. Never rejects.
+ */
+export function runSandboxProcess(spec: SandboxProcessSpec): Promise<SandboxProcessOutcome> {
+  const started = performance.now();
+  installExitHook();
+  return new Promise((resolve) => {
+    const stdout = new OutputCapture(spec.maxOutputBytes, streamTo(spec, "stdout"));
+    const stderr = new OutputCapture(spec.maxOutputBytes, streamTo(spec, "stderr"));
+    const statusChunks: Buffer[] = [];
+    const program = spec.argv[0];
+    const fail = (error: unknown): SandboxProcessOutcome => ({
+      ending: "spawn_failed",
+      exitCode: null,
+      signal: null,
+      stdout: "",
+      stderr: "",
+      stdoutTruncated: false,
+      stderrTruncated: false,
+      durationMs: performance.now() - started,
+      status: {},
+      spawnError: (error as NodeJS.ErrnoException).code ?? String(error),
+    });
+    if (program === undefined) {
+      resolve(fail(new Error("empty command")));
+      return;
+    }
+    let child: ChildProcess;
+    try {
+      child = spawn(program, spec.argv.slice(1), {
+        env: { ...spec.env },
+        detached: true,
+        stdio: ["pipe", "pipe", "pipe", "pipe", "pipe", "pipe", "pipe", "pipe"],
+      });
+    } catch (error) {
+      resolve(fail(error));
+      return;
+    }
+    live.add(child);
+    let ending: "timed_out" | "interrupted" | undefined;
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    let settled = false;
+    const timers: NodeJS.Timeout[] = [];
+    const stop = (reason: "timed_out" | "interrupted"): void => {
+      if (ending !== undefined || exit !== undefined) return;
+      ending = reason;
+      killChain(child);
+    };
+    const onAbort = (): void => stop("interrupted");
+    timers.push(setTimeout(() => stop("timed_out"), Math.max(1, spec.timeoutMs)));
+    spec.signal?.addEventListener("abort", onAbort, { once: true });
+    if (spec.signal?.aborted) onAbort();
+
+    const finish = (spawnError?: unknown): void => {
+      if (settled) return;
+      settled = true;
+      for (const timer of timers) clearTimeout(timer);
+      spec.signal?.removeEventListener("abort", onAbort);
+      // Once bubblewrap has exited the kernel has torn the sandbox down; its pid may even be reused.
+      if (exit === undefined) killChain(child);
+      live.delete(child);
+      for (const stream of child.stdio) stream?.destroy();
+      if (spawnError !== undefined && exit === undefined) {
+        resolve(fail(spawnError));
+        return;
+      }
+      resolve({
+        ending: ending ?? "exited",
+        exitCode: exit?.code ?? null,
+        signal: exit?.signal ?? null,
+        stdout: stdout.text(),
+        stderr: stderr.text(),
+        stdoutTruncated: stdout.truncated,
+        stderrTruncated: stderr.truncated,
+        durationMs: performance.now() - started,
+        status: parseStatus(Buffer.concat(statusChunks).toString("utf8")),
+      });
+    };
+
+    child.stdout?.on("data", (chunk: Buffer) => stdout.push(chunk));
+    child.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk));
+    const status = child.stdio[SANDBOX_FDS.status] as Readable | null;
+    status?.on("data", (chunk: Buffer) => {
+      // The status is a few hundred bytes; anything past 64 KiB is not bubblewrap's.
+      if (statusChunks.reduce((total, part) => total + part.length, 0) < 64 * 1024) statusChunks.push(chunk);
+    });
+    status?.on("error", () => undefined);
+    for (const [fd, bytes] of Object.entries(spec.data)) {
+      const pipe = child.stdio[Number(fd)] as Writable | null;
+      pipe?.on("error", () => undefined);
+      pipe?.end(bytes);
+    }
+    // A script that never reads stdin, or exits first, closes the pipe: that is not an error.
+    child.stdin?.on("error", () => undefined);
+    child.stdin?.end(spec.input);
+    child.once("error", (error) => {
+      if (exit === undefined) finish(error);
+    });
+    child.once("exit", (code, signal) => {
+      exit = { code, signal };
+      timers.push(setTimeout(() => finish(), DRAIN_MS));
+    });
+    child.once("close", () => {
+      if (exit === undefined) exit = { code: child.exitCode, signal: child.signalCode };
+      finish();
+    });
+  });
+}
+
+function streamTo(
+  spec: SandboxProcessSpec,
+  stream: "stdout" | "stderr",
+): ((text: string) => void) | undefined {
+  const listener = spec.onOutput;
+  return listener === undefined ? undefined : (text) => listener(stream, text);
+}
+
+/**
+ * bubblewrap writes one JSON object when the sandbox is up (`child-pid` and the namespace
+ * inodes) and one when it ends (`exit-code`), each on its own line.
+ */
+export function parseStatus(text: string): SandboxStatus {
+  let status: { childPid?: number; pidNamespace?: number; exitCode?: number } = {};
+  for (const line of text.split("\n")) {
+    if (line.trim() === "") continue;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (typeof parsed !== "object" || parsed === null) continue;
+    const record = parsed as Record<string, unknown>;
+    const number = (key: string): number | undefined =>
+      typeof record[key] === "number" && Number.isInteger(record[key]) ? (record[key] as number) : undefined;
+    const childPid = number("child-pid");
+    const pidNamespace = number("pid-namespace");
+    const exitCode = number("exit-code");
+    status = {
+      ...status,
+      ...(childPid !== undefined ? { childPid } : {}),
+      ...(pidNamespace !== undefined ? { pidNamespace } : {}),
+      ...(exitCode !== undefined ? { exitCode } : {}),
+    };
+  }
+  return status;
+}

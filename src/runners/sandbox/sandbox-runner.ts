@@ -1,0 +1,195 @@
+import { chmodSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { extname, join } from "node:path";
+import type { Runner, RunRequest, RunResult, VerifiedSnapshot } from "../contract.js";
+import { interpreterPath } from "../languages.js";
+import type { ProxyRefusal } from "../proxy/index.js";
+import { startDomainProxy } from "../proxy/index.js";
+import { refusal } from "../refusal.js";
+import { removeTree } from "../remove-tree.js";
+import type { SnapshotStore } from "../snapshot.js";
+import { sandboxTools } from "./host-tools.js";
+import type { SandboxResources } from "./limits.js";
+import * as messages from "./messages.js";
+import { runInSandbox, type SandboxNetwork, type SandboxRunResult } from "./run-in-sandbox.js";
+
+/** A proxy for one run: where its socket is, and how to stop it afterwards. */
+export interface SandboxProxyLease {
+  readonly socketPath: string;
+  release(): Promise<void> | void;
+}
+
+/** Starts skillgate's domain-filtering proxy for a skill's allowed domains. */
+export interface SandboxProxyProvider {
+  open(request: {
+    readonly skill: string;
+    readonly allowedDomains: readonly string[];
+  }): Promise<SandboxProxyLease>;
+}
+
+/** Options of {@link SandboxRunner}. */
+export interface SandboxRunnerOptions {
+  /** Verifies and snapshots requests that arrive without the router's snapshot; without it they are refused. */
+  readonly snapshots?: SnapshotStore;
+  /** The proxy for skills with allowed domains; default {@link domainProxyProvider}. */
+  readonly proxy?: SandboxProxyProvider;
+  /** Overrides of the default processes, memory, CPUs, file size and `/tmp` size. */
+  readonly resources?: Partial<SandboxResources>;
+  /** `off` limits with rlimits only, whatever the host's cgroups allow. */
+  readonly cgroups?: "auto" | "off";
+}
+
+/**
+ * The Runner for `skillgate.execution: sandbox` (the default mode): admits only sandboxable
+ * scripts on a host with bubblewrap, takes the router's verified snapshot (or makes one),
+ * opens the proxy when the skill lists allowed domains, and calls {@link runInSandbox}.
+ */
+export class SandboxRunner implements Runner {
+  readonly #options: SandboxRunnerOptions;
+  readonly #proxy: SandboxProxyProvider;
+
+  constructor(options: SandboxRunnerOptions = {}) {
+    this.#options = options;
+    this.#proxy = options.proxy ?? domainProxyProvider();
+  }
+
+  /** Refuses a kind the sandbox does not run, a missing interpreter and a host without bubblewrap. */
+  admit(request: RunRequest): RunResult | undefined {
+    if (
+      !(messages.SANDBOXABLE_EXTENSIONS as readonly string[]).includes(extname(request.script).toLowerCase())
+    )
+      return messages.notSandboxable(request.script);
+    if (sandboxTools().bwrap === undefined) return messages.bubblewrapMissing(request.script);
+    if (interpreterCommand(request.script) === undefined)
+      return refusal(
+        "language_unavailable",
+        `${request.script} needs an interpreter that is not installed under /usr on this host, so it did not run; tell the host's owner.`,
+      );
+    return undefined;
+  }
+
+  async run(request: RunRequest): Promise<SandboxRunResult> {
+    const refused = this.admit(request);
+    if (refused !== undefined) return refused;
+    const snapshot = this.#verified(request);
+    if (!snapshot.ok) return snapshot.refusal;
+    try {
+      return await this.#runFrom(request, snapshot.snapshot);
+    } finally {
+      if (snapshot.owned) this.#options.snapshots?.release(snapshot.snapshot);
+    }
+  }
+
+  #verified(
+    request: RunRequest,
+  ): { ok: true; snapshot: VerifiedSnapshot; owned: boolean } | { ok: false; refusal: RunResult } {
+    const given = request.snapshot;
+    if (given !== undefined && given.hash === request.hash && given.folder === request.folder)
+      return { ok: true, snapshot: given, owned: false };
+    const store = this.#options.snapshots;
+    if (store === undefined)
+      return {
+        ok: false,
+        refusal: refusal(
+          "runner_unavailable",
+          `${request.skill} reached the sandbox without a verified snapshot, so ${request.script} did not run; tell the host's owner.`,
+        ),
+      };
+    const prepared = store.prepare(request);
+    return prepared.ok ? { ok: true, snapshot: prepared.snapshot, owned: true } : prepared;
+  }
+
+  async #runFrom(request: RunRequest, snapshot: VerifiedSnapshot): Promise<SandboxRunResult> {
+    const command = interpreterCommand(request.script) ?? [];
+    const domains = request.allowedDomains ?? [];
+    let lease: SandboxProxyLease | undefined;
+    if (domains.length > 0) {
+      try {
+        lease = await this.#proxy.open({ skill: request.skill, allowedDomains: domains });
+      } catch (error) {
+        return messages.proxyUnavailable(
+          request.script,
+          error instanceof Error ? error.message : String(error),
+        );
+      }
+    }
+    const network: SandboxNetwork =
+      lease === undefined
+        ? { mode: "none" }
+        : { mode: "proxy", socketPath: lease.socketPath, allowedDomains: domains };
+    try {
+      return await runInSandbox({
+        snapshotFolder: snapshot.folder,
+        script: request.script,
+        command,
+        argumentsJson: JSON.stringify(request.arguments),
+        limits: { ...this.#options.resources, ...request.limits },
+        network,
+        skillName: request.skill,
+        ...(this.#options.cgroups !== undefined ? { cgroups: this.#options.cgroups } : {}),
+        ...(request.signal !== undefined ? { signal: request.signal } : {}),
+        ...(request.onOutput !== undefined ? { onOutput: request.onOutput } : {}),
+      });
+    } finally {
+      await lease?.release();
+    }
+  }
+}
+
+/**
+ * The interpreter argv for a sandboxable script: `python3 -B` (the snapshot is read-only,
+ * so no bytecode is written), `node`, `bash`; undefined when it is not installed under `/usr`.
+ */
+export function interpreterCommand(script: string): string[] | undefined {
+  const extension = extname(script).toLowerCase();
+  const program =
+    extension === ".py"
+      ? "python3"
+      : extension === ".sh"
+        ? "bash"
+        : extension === ".js" || extension === ".mjs"
+          ? "node"
+          : undefined;
+  if (program === undefined) return undefined;
+  const path = interpreterPath(program);
+  if (path === undefined) return undefined;
+  return program === "python3" ? [path, "-B"] : [path];
+}
+
+/**
+ * A provider that starts one domain proxy per run, listening on a socket in a fresh folder
+ * under the system's temporary folder (0711: the sandbox user may pass through it but not
+ * list it; the socket is 0666 so the sandbox user may connect), and stops it afterwards.
+ * `onRefusal` receives every refusal, for the audit log.
+ */
+export function domainProxyProvider(
+  options: { readonly onRefusal?: (skill: string, refusal: ProxyRefusal) => void } = {},
+): SandboxProxyProvider {
+  return {
+    async open({ skill, allowedDomains }) {
+      const folder = mkdtempSync(join(tmpdir(), "skillgate-proxy-"));
+      chmodSync(folder, 0o711);
+      try {
+        const onRefusal = options.onRefusal;
+        const proxy = await startDomainProxy({
+          socketPath: join(folder, "proxy.sock"),
+          allowedDomains,
+          socketMode: 0o666,
+          ...(onRefusal !== undefined
+            ? { onRefusal: (refused: ProxyRefusal) => onRefusal(skill, refused) }
+            : {}),
+        });
+        return {
+          socketPath: proxy.socketPath,
+          async release() {
+            await proxy.close();
+            removeTree(folder);
+          },
+        };
+      } catch (error) {
+        removeTree(folder);
+        throw error;
+      }
+    },
+  };
+}
