@@ -1,4 +1,5 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect as tlsConnect } from "node:tls";
@@ -234,6 +235,50 @@ describe("lifecycle", () => {
     await test.proxy.close();
     expect(existsSync(test.socketPath)).toBe(false);
     await test.close();
+  });
+
+  it("sets the socket's file mode when asked", async () => {
+    const folder = mkdtempSync(join(tmpdir(), "skillgate-proxy-"));
+    cleanups.push(async () => rmSync(folder, { recursive: true, force: true }));
+    const proxy = keep(
+      await startDomainProxy({
+        socketPath: join(folder, "proxy.sock"),
+        allowedDomains: [],
+        socketMode: 0o666,
+      }),
+    );
+    expect(statSync(proxy.socketPath).mode & 0o777).toBe(0o666);
+    expect(statSync(proxy.socketPath).isSocket()).toBe(true);
+  });
+
+  it("closes an idle tunnel", async () => {
+    const echo = keep(await startEcho());
+    const test = keep(
+      await startTestProxy({
+        allowedDomains: [`allowed.test:${echo.port}`],
+        hosts: { "allowed.test": ["127.0.0.1"] },
+        liftLoopback: true,
+        limits: { idleTimeoutMs: 200 },
+      }),
+    );
+    const reply = await rawExchange(test.socketPath, connectTo(`allowed.test:${echo.port}`));
+    const tunnel = reply.tunnel as NonNullable<typeof reply.tunnel>;
+    await new Promise<void>((resolve) => tunnel.once("close", () => resolve()));
+    await waitUntil(() => test.proxy.stats.activeTunnels === 0);
+  });
+
+  it("answers 408 to a client that never finishes its request head", async () => {
+    const test = keep(await startTestProxy({ allowedDomains: [], limits: { headersTimeoutMs: 200 } }));
+    const partial = connect(test.socketPath);
+    partial.on("error", () => {});
+    let answer = "";
+    partial.on("data", (chunk: Buffer) => {
+      answer += chunk.toString("latin1");
+    });
+    partial.write("CONNECT allowed.test:443 HTTP/1.1\r\nHost: allo");
+    await new Promise<void>((resolve) => partial.once("close", () => resolve()));
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(test.refusals).toEqual([]);
   });
 
   it("keeps answering when onRefusal throws", async () => {
