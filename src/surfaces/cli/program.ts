@@ -6,6 +6,7 @@ import { registerExplain } from "./commands/explain.js";
 import { registerIndex } from "./commands/index-command.js";
 import { registerList } from "./commands/list.js";
 import { registerPaths } from "./commands/paths.js";
+import { registerRun } from "./commands/run.js";
 import { registerSearch } from "./commands/search.js";
 import { registerStore } from "./commands/store.js";
 import { registerValidate } from "./commands/validate.js";
@@ -41,6 +42,7 @@ export function buildProgram(output: CliOutput): Command {
   registerPaths(program, output);
   registerStore(program, output);
   registerAudit(program, output);
+  registerRun(program, output);
   configureTree(program.commands, output);
   return program;
 }

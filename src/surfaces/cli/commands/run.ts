@@ -1,0 +1,129 @@
+import { createInterface } from "node:readline/promises";
+import { type Command, Option } from "commander";
+import { type ApprovalMode, runSkillScript } from "../../../app/run-skill-script.js";
+import type { ApprovalRequest } from "../../../policy/approvals.js";
+import { skillgateOptions } from "../context.js";
+import { type CliOutput, paint, printJson } from "../output.js";
+
+interface RunOptions {
+  readonly args?: string;
+  readonly node?: string;
+  readonly yes?: boolean;
+  readonly always?: boolean;
+  readonly json?: boolean;
+}
+
+/**
+ * `skillgate run <skill> <script> [--args TEXT] [--node NAME] [--yes | --always] [--json]`:
+ * runs a script through the whole path a model's call takes and prints its output. Exit
+ * codes: 0 ok; 1 failed, refused, denied or declined; 124 timed out; 130 interrupted.
+ */
+export function registerRun(program: Command, output: CliOutput): void {
+  program
+    .command("run")
+    .description("run a skill's script the way a model's run_skill_script call runs it, and print its output")
+    .argument("<skill>", "the skill's name")
+    .argument("<script>", "the script's path, such as scripts/run.py")
+    .option("--args <text>", "the arguments as a model would send them: JSON text, taken exactly as given")
+    .option("--node <name>", "a top-level node next to the arguments, as a model may send it")
+    .addOption(new Option("--yes", "approve this run once if the policy asks").conflicts("always"))
+    .option(
+      "--always",
+      "approve and grant this skill at its current hash to the chat `cli` (later runs do not ask)",
+    )
+    .option("--json", "print the result as JSON instead of the script's output")
+    .addHelpText(
+      "after",
+      "\nWithout --yes or --always an ask is put to you at the terminal (y/N); with no terminal it is declined.\n" +
+        "Exit codes: 0 ok; 1 failed, refused, denied or declined; 124 timed out; 130 interrupted.\n",
+    )
+    .action(async (skill: string, script: string, options: RunOptions, command: Command) => {
+      const approval: ApprovalMode = options.always ? "always" : options.yes ? "once" : "ask";
+      const controller = new AbortController();
+      const onInterrupt = (): void => controller.abort();
+      process.once("SIGINT", onInterrupt);
+      try {
+        const outcome = await runSkillScript(skillgateOptions(command), {
+          skill,
+          script,
+          approval,
+          signal: controller.signal,
+          ...(options.args !== undefined ? { argumentsText: options.args } : {}),
+          ...(options.node !== undefined ? { node: options.node } : {}),
+          ...(terminalAsk(output) ?? {}),
+          ...(options.json
+            ? {}
+            : {
+                onOutput: (stream: "stdout" | "stderr", chunk: string) =>
+                  (stream === "stdout" ? output.out : output.err)(chunk),
+              }),
+        });
+        if (options.json) {
+          printJson(output, {
+            status: outcome.status,
+            exitCode: outcome.exitCode,
+            text: outcome.text,
+            ...(outcome.run !== undefined ? { run: outcome.run } : {}),
+          });
+        } else {
+          reportEnd(output, script, outcome);
+        }
+        process.exitCode = outcome.exitCode;
+      } finally {
+        process.removeListener("SIGINT", onInterrupt);
+      }
+    });
+}
+
+/** A y/N question on the terminal, when there is one to ask on. */
+function terminalAsk(output: CliOutput): { ask: (request: ApprovalRequest) => Promise<boolean> } | undefined {
+  if (process.stdin.isTTY !== true) return undefined;
+  return {
+    ask: async (request) => {
+      const lines = [
+        `${paint(output, "bold", "skillgate asks")}: ${request.summary}`,
+        `  tier ${request.tier}${request.hash !== undefined ? `, hash ${request.hash.slice(0, 8)}` : ""}`,
+        ...(request.warning !== undefined ? [`  ${paint(output, "red", request.warning)}`] : []),
+      ];
+      output.err(`${lines.join("\n")}\n`);
+      const prompt = createInterface({ input: process.stdin, output: process.stderr });
+      try {
+        const answer = await prompt.question("Run it? [y/N] ");
+        return /^y(es)?$/i.test(answer.trim());
+      } finally {
+        prompt.close();
+      }
+    },
+  };
+}
+
+/**
+ * After the streamed output: what skillgate itself has to say, on stderr, so stdout stays
+ * the script's own. Refusals and denials are the `HOST:` text a model would get.
+ */
+function reportEnd(
+  output: CliOutput,
+  script: string,
+  outcome: Awaited<ReturnType<typeof runSkillScript>>,
+): void {
+  const run = outcome.run;
+  if (run === undefined || run.status === "refused") {
+    output.err(`${outcome.text}\n`);
+    if (outcome.unanswerable)
+      output.err(
+        "skillgate: there is no terminal to ask on; pass --yes to approve once or --always to grant.\n",
+      );
+    return;
+  }
+  if (run.stdoutTruncated) output.err("HOST: stdout was cut at the output limit.\n");
+  if (run.stderrTruncated) output.err("HOST: stderr was cut at the output limit.\n");
+  if (run.status === "timed_out" || run.status === "interrupted") {
+    output.err(`${outcome.text.split("\n")[0]}\n`);
+    return;
+  }
+  if (run.status !== "ok" || run.exitCode !== 0) {
+    const how =
+      run.signal !== undefined ? `was killed by ${run.signal}` : `exited with code ${run.exitCode ?? "none"}`;
+    output.err(`skillgate: ${script} ${how}.\n`);
+  }
+}
