@@ -1,4 +1,5 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, type StdioOptions, spawn } from "node:child_process";
+import { openSync, readdirSync, readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import type { Readable, Writable } from "node:stream";
 import { OutputCapture } from "../output-capture.js";
@@ -114,7 +115,7 @@ export function runSandboxProcess(spec: SandboxProcessSpec): Promise<SandboxProc
       child = spawn(program, spec.argv.slice(1), {
         env: { ...spec.env },
         detached: true,
-        stdio: ["pipe", "pipe", "pipe", "pipe", "pipe", "pipe", "pipe", "pipe"],
+        stdio: stdioWithoutLeaks(),
       });
     } catch (error) {
       resolve(fail(error));
@@ -189,6 +190,52 @@ export function runSandboxProcess(spec: SandboxProcessSpec): Promise<SandboxProc
       finish();
     });
   });
+}
+
+/** Child descriptors 0–7: stdin, stdout, stderr and bubblewrap's five. */
+const PIPES = 8;
+/** O_CLOEXEC as `/proc/self/fdinfo` prints flags (octal). */
+const O_CLOEXEC = 0o2000000;
+let devNull: number | undefined;
+
+/**
+ * The spawn's stdio: pipes for 0–7, and /dev/null over every higher descriptor this process
+ * holds without close-on-exec. Such descriptors (inherited from whoever started skillgate, a
+ * shell's or a supervisor's pipe) would otherwise pass through bubblewrap into the sandbox,
+ * a channel to the host that no namespace closes. libuv cannot close a child's descriptor,
+ * but it can put another file in its place; /proc/self/fdinfo says which ones need it.
+ */
+export function stdioWithoutLeaks(): StdioOptions {
+  const stdio: (number | "pipe")[] = Array(PIPES).fill("pipe");
+  for (const fd of inheritableDescriptors()) {
+    if (fd < PIPES) continue;
+    devNull ??= openSync("/dev/null", "r");
+    while (stdio.length < fd) stdio.push(devNull);
+    stdio[fd] = devNull;
+  }
+  return stdio;
+}
+
+/** Descriptors of this process without close-on-exec, from /proc/self/fdinfo (empty where /proc is missing). */
+export function inheritableDescriptors(): number[] {
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc/self/fd");
+  } catch {
+    return [];
+  }
+  const found: number[] = [];
+  for (const entry of entries) {
+    const fd = Number(entry);
+    if (!Number.isInteger(fd)) continue;
+    try {
+      const flags = /^flags:\s+([0-7]+)/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, "utf8"))?.[1];
+      if (flags !== undefined && (Number.parseInt(flags, 8) & O_CLOEXEC) === 0) found.push(fd);
+    } catch {
+      // closed while listing (the descriptor readdir itself used, for one)
+    }
+  }
+  return found.sort((left, right) => left - right);
 }
 
 function streamTo(

@@ -1,0 +1,220 @@
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterEach, expect } from "vitest";
+import { removeTree } from "../../../src/runners/remove-tree.js";
+import { RUN_CGROUP_PREFIX } from "../../../src/runners/sandbox/cgroup-detect.js";
+import { sandboxTools } from "../../../src/runners/sandbox/host-tools.js";
+import {
+  runInSandbox,
+  type SandboxNetwork,
+  type SandboxRunRequest,
+  type SandboxRunResult,
+} from "../../../src/runners/sandbox/run-in-sandbox.js";
+import { interpreterCommand } from "../../../src/runners/sandbox/sandbox-runner.js";
+import { hashSkillFolder } from "../../../src/skill/content-hash.js";
+
+/**
+ * Real snapshots and real bubblewrap runs for the sandbox tests, plus the evidence every
+ * case checks afterwards: nothing of the run left running and nothing outside `/tmp` changed.
+ */
+
+const made: string[] = [];
+
+afterEach(() => {
+  for (const folder of made.splice(0)) removeTree(folder);
+});
+
+/**
+ * Fails (never skips) when this host cannot run the sandbox: the suite exists to prove the
+ * containment, and a skipped suite proves nothing.
+ */
+export function requireBubblewrap(): void {
+  const tools = sandboxTools();
+  if (tools.bwrap === undefined || tools.prlimit === undefined || tools.socat === undefined)
+    throw new Error(
+      "bubblewrap, socat and util-linux's prlimit are needed for the sandbox tests: run scripts/install-test-deps.sh (or apt-get install bubblewrap socat util-linux)",
+    );
+}
+
+/** A fresh folder under the system temp folder, removed after the test; `mode` 0755 lets the sandbox user in. */
+export function temporaryFolder(prefix: string, mode = 0o755): string {
+  const folder = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  chmodSync(folder, mode);
+  made.push(folder);
+  return folder;
+}
+
+/**
+ * A snapshot the way the runners make them: files 0444, folders 0555, in a folder the
+ * sandbox user can reach (`parentMode` 0700 puts it behind a closed folder instead).
+ */
+export function snapshotOf(files: Record<string, string>, parentMode = 0o755): string {
+  const parent = temporaryFolder("skillgate-sandbox-test-", parentMode);
+  const folder = join(parent, "snapshot");
+  const all = { "SKILL.md": "---\nname: probe\ndescription: A sandbox probe.\n---\nBody.\n", ...files };
+  for (const [path, text] of Object.entries(all)) {
+    mkdirSync(dirname(join(folder, path)), { recursive: true });
+    writeFileSync(join(folder, path), text, { mode: 0o444 });
+  }
+  sealFolders(folder);
+  return folder;
+}
+
+function sealFolders(folder: string): void {
+  for (const entry of readdirSync(folder, { withFileTypes: true }))
+    if (entry.isDirectory()) sealFolders(join(folder, entry.name));
+  chmodSync(folder, 0o555);
+}
+
+/** The snapshot's content hash, to compare before and after a run. */
+export function hashOf(folder: string): string {
+  const hash = hashSkillFolder(folder).hash;
+  if (hash === undefined) throw new Error(`${folder} has no hash`);
+  return hash;
+}
+
+/** Runs `script` of the snapshot with the interpreter its extension names. */
+export function runScript(
+  snapshotFolder: string,
+  script: string,
+  options: Partial<Omit<SandboxRunRequest, "snapshotFolder" | "script">> & {
+    readonly arguments?: unknown;
+  } = {},
+): Promise<SandboxRunResult> {
+  const command = options.command ?? interpreterCommand(script);
+  if (command === undefined) throw new Error(`no interpreter for ${script}`);
+  const network: SandboxNetwork = options.network ?? { mode: "none" };
+  return runInSandbox({
+    snapshotFolder,
+    script,
+    command,
+    argumentsJson: options.argumentsJson ?? JSON.stringify(options.arguments ?? {}),
+    limits: { timeoutMs: 30_000, maxOutputBytes: 64 * 1024, ...options.limits },
+    network,
+    ...(options.signal !== undefined ? { signal: options.signal } : {}),
+    ...(options.onOutput !== undefined ? { onOutput: options.onOutput } : {}),
+    ...(options.cgroups !== undefined ? { cgroups: options.cgroups } : {}),
+    ...(options.skillName !== undefined ? { skillName: options.skillName } : {}),
+  });
+}
+
+/** A host process, as the leftover check reports it. */
+export interface HostProcess {
+  readonly pid: number;
+  readonly uid: number;
+  readonly command: string;
+}
+
+/**
+ * Host processes that belong to a run: those in its PID namespace (every process the run
+ * started is in it, whatever it did with sessions and groups), and those whose command line
+ * or environment names the run id.
+ */
+export function processesOfRun(result: SandboxRunResult): HostProcess[] {
+  const details = result.sandbox;
+  if (details === undefined) return [];
+  const namespace = details.pidNamespace !== undefined ? `pid:[${details.pidNamespace}]` : undefined;
+  const found: HostProcess[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    if (pid === process.pid) continue;
+    const read = (file: string): string => {
+      try {
+        return readFileSync(`/proc/${pid}/${file}`, "latin1");
+      } catch {
+        return "";
+      }
+    };
+    let inNamespace = false;
+    try {
+      inNamespace = namespace !== undefined && readlinkSync(`/proc/${pid}/ns/pid`) === namespace;
+    } catch {
+      inNamespace = false;
+    }
+    const command = read("cmdline").replaceAll("\0", " ").trim();
+    const named = command.includes(details.runId) || read("environ").includes(details.runId);
+    if (!inNamespace && !named) continue;
+    if (/\sZ\s/.test(read("stat").slice(read("stat").lastIndexOf(")")))) continue;
+    const uid = Number(/^Uid:\s+(\d+)/m.exec(read("status"))?.[1] ?? -1);
+    found.push({ pid, uid, command });
+  }
+  return found;
+}
+
+/** The run's cgroup folders that still exist. */
+export function cgroupsOfRun(result: SandboxRunResult): string[] {
+  const runId = result.sandbox?.runId;
+  if (runId === undefined) return [];
+  const roots = ["/sys/fs/cgroup"];
+  const found: string[] = [];
+  const visit = (folder: string, depth: number): void => {
+    if (depth > 6) return;
+    let entries: import("node:fs").Dirent[];
+    try {
+      entries = readdirSync(folder, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      if (!entry.isDirectory()) continue;
+      const path = join(folder, entry.name);
+      if (entry.name.startsWith(RUN_CGROUP_PREFIX) && entry.name.endsWith(runId)) found.push(path);
+      else visit(path, depth + 1);
+    }
+  };
+  for (const root of roots) if (existsSync(root)) visit(root, 0);
+  return found;
+}
+
+/**
+ * The evidence after every case: the run reported its PID namespace, nothing of the run is
+ * left running, its cgroups are gone and the snapshot hashes as before.
+ */
+export async function expectContained(
+  result: SandboxRunResult,
+  snapshot: string,
+  hashBefore: string,
+): Promise<void> {
+  expect(result.sandbox?.pidNamespace, "bubblewrap reported the run's PID namespace").toBeTypeOf("number");
+  // The kernel tears the namespace down before bubblewrap's wait returns; the grace only absorbs a slow reap.
+  const deadline = Date.now() + 2_000;
+  let left = processesOfRun(result);
+  while (left.length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+    left = processesOfRun(result);
+  }
+  expect(left, "processes of the run still running").toEqual([]);
+  expect(cgroupsOfRun(result), "cgroups of the run left behind").toEqual([]);
+  expect(hashOf(snapshot), "the snapshot changed").toBe(hashBefore);
+}
+
+/** Parses the JSON line a probe script printed last on stdout. */
+export function lastJson(result: SandboxRunResult): Record<string, unknown> {
+  const lines = result.stdout.trim().split("\n");
+  const last = lines[lines.length - 1] ?? "";
+  try {
+    return JSON.parse(last) as Record<string, unknown>;
+  } catch {
+    throw new Error(`no JSON on the last line of stdout:\n${result.stdout}\nstderr:\n${result.stderr}`);
+  }
+}
+
+/** Asserts a run's status, showing its stderr when it differs. */
+export function expectStatus(result: SandboxRunResult, status: SandboxRunResult["status"]): void {
+  expect(
+    result.status,
+    `status (stderr: ${result.stderr.slice(0, 2000)}; message: ${result.message ?? ""})`,
+  ).toBe(status);
+}
