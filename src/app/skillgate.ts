@@ -16,6 +16,7 @@ import type { RunLimits, Runner } from "../runners/contract.js";
 import { LocalRunner } from "../runners/local-runner.js";
 import { observedRunner, type RunObserver } from "../runners/observed.js";
 import { type ModeRunners, RunnerRouter } from "../runners/router.js";
+import { SandboxRunner } from "../runners/sandbox/index.js";
 import { SnapshotStore } from "../runners/snapshot.js";
 import { trustedSkills } from "../runners/trust.js";
 import { readEnabledNames } from "../store/enabled-names.js";
@@ -32,8 +33,8 @@ export interface SkillgateOptions extends Omit<CatalogOptions, "store"> {
   readonly useStore?: boolean;
   /**
    * Runs scripts, replacing the router entirely (tests, embedders with their own runners).
-   * Default: the router over verified snapshots, with the local runner for skills trusted in
-   * `runners.local.trusted` and the runners given in `runners`.
+   * Default: the router over verified snapshots, with the sandbox, the local runner for skills
+   * trusted in `runners.local.trusted`, and the runners given in `runners`.
    */
   readonly runner?: Runner;
   /** Runners of execution modes, put in the default router (a sandbox, remote nodes, a queue). */
@@ -145,8 +146,9 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
 
 /**
  * The runner: the one given, or the router over verified snapshots in `<data>/runs` with the
- * local runner (trust and snapshot count read from the configuration on each run) and any
- * runners given per mode. Modes without a runner are refused with a `HOST:` message.
+ * local runner (trust and snapshot count read from the configuration on each run), the
+ * bubblewrap sandbox, and any runners given per mode (which replace these). Modes without a
+ * runner (`node`, `queue` for now) are refused with a `HOST:` message.
  */
 function runnerOf(options: SkillgateOptions, data: string, config: () => SkillgateConfig): Runner {
   const chosen =
@@ -158,7 +160,8 @@ function runnerOf(options: SkillgateOptions, data: string, config: () => Skillga
         snapshots,
         isTrusted: trustedSkills(() => config().runners.local.trusted),
       });
-      return new RunnerRouter({ snapshots, runners: { local, ...options.runners } });
+      const sandbox = new SandboxRunner({ snapshots });
+      return new RunnerRouter({ snapshots, runners: { local, sandbox, ...options.runners } });
     })();
   return options.observeRuns === undefined ? chosen : observedRunner(chosen, options.observeRuns);
 }

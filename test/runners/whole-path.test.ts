@@ -5,13 +5,14 @@ import { createSkillgate } from "../../src/app/skillgate.js";
 import { silentLogger } from "../../src/observe/logger.js";
 import type { ApprovalRequest } from "../../src/policy/approvals.js";
 import type { RunResult } from "../../src/runners/contract.js";
-import { runnerTree, writeSkillFolder } from "./helpers.js";
+import { sandboxTools } from "../../src/runners/sandbox/host-tools.js";
+import { hashOf, runnerTree, writeSkillFolder } from "./helpers.js";
 
 /**
  * run_skill_script through createSkillgate's default router: arguments, classification,
  * policy, approval, hash check, snapshot, the local runner.
  */
-function setUp(options: { trusted?: string[] } = {}) {
+function setUp(options: { trusted?: string[]; execution?: "local" | "sandbox" } = {}) {
   const tree = runnerTree();
   const config = join(tree.root, "config");
   mkdirSync(config, { recursive: true });
@@ -25,7 +26,7 @@ function setUp(options: { trusted?: string[] } = {}) {
   });
   writeFileSync(
     join(folder, "SKILL.md"),
-    `---\nname: demo\ndescription: A demo skill.\nmetadata:\n  skillgate.execution: local\n---\nRun scripts/run.sh.\n`,
+    `---\nname: demo\ndescription: A demo skill.\nmetadata:\n  skillgate.execution: ${options.execution ?? "local"}\n---\nRun scripts/run.sh.\n`,
   );
   return { ...tree, config, project, folder };
 }
@@ -129,6 +130,33 @@ describe("run_skill_script through the default router", () => {
       const answer = await turn.call("run_skill_script", { skill: "demo", script: "scripts/run.sh" });
       expect(answer.status).toBe("timed_out");
       expect(answer.text).toContain("HOST: the script ran past its time limit (1 s)");
+    } finally {
+      skillgate.close();
+    }
+  });
+
+  it("a sandbox skill runs in the default sandbox from its snapshot, as the sandbox user (where bubblewrap is installed)", async (context) => {
+    if (sandboxTools().bwrap === undefined) context.skip();
+    const { config, data, project, folder } = setUp({ execution: "sandbox" });
+    writeFileSync(join(folder, "scripts/run.sh"), 'echo "$(id -u) $SKILLGATE_SKILL_ARGS"\n');
+    const skillgate = createSkillgate({
+      config,
+      data,
+      roots: [project],
+      builtins: false,
+      audit: false,
+      approve: async () => "once",
+    });
+    try {
+      const turn = skillgate.createTurn({ chatId: "test" });
+      const answer = await turn.call("run_skill_script", {
+        skill: "demo",
+        script: "scripts/run.sh",
+        arguments: { a: 1 },
+      });
+      expect(answer.status).toBe("ok");
+      expect(answer.text).toContain('65534 {"a":1}');
+      expect(existsSync(join(data, "runs", "snapshots", hashOf(folder)))).toBe(true);
     } finally {
       skillgate.close();
     }
