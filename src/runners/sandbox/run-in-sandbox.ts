@@ -91,7 +91,7 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
   if (Buffer.byteLength(request.argumentsJson, "utf8") > MAX_ARGUMENTS_JSON_BYTES)
     return messages.argumentsTooLarge(MAX_ARGUMENTS_JSON_BYTES);
   const tools = sandboxTools();
-  const ready = checkHost(tools, script, request.network.mode === "proxy");
+  const ready = sandboxPrerequisites(tools, script, request.network.mode === "proxy");
   if (!ready.ok) return ready.refusal;
   const commandProblem = checkCommand(request.command, script);
   if (commandProblem !== undefined) return commandProblem;
@@ -184,11 +184,16 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
 }
 
 /** What the sandbox needs from the host, found; or the refusal that says what is missing. */
-type HostReady =
+export type HostReady =
   | { ok: true; bwrap: string; features: BwrapFeatures; prlimit: string; shell: string }
   | { ok: false; refusal: RunResult };
 
-function checkHost(tools: SandboxTools, script: string, proxy: boolean): HostReady {
+/**
+ * Whether this host has what a sandboxed run needs: bubblewrap with the options used,
+ * prlimit and a shell under /usr, setpriv when running as root, socat for a proxy. A
+ * refusal names the missing program and how the host's owner installs it.
+ */
+export function sandboxPrerequisites(tools: SandboxTools, script: string, proxy: boolean): HostReady {
   if (tools.bwrap === undefined) return { ok: false, refusal: messages.bubblewrapMissing(script) };
   const features = bwrapFeatures(tools.bwrap);
   if (features === undefined) return { ok: false, refusal: messages.bubblewrapMissing(script) };

@@ -92,8 +92,8 @@ export function runScript(
     readonly arguments?: unknown;
   } = {},
 ): Promise<SandboxRunResult> {
-  const command = options.command ?? interpreterCommand(script);
-  if (command === undefined) throw new Error(`no interpreter for ${script}`);
+  // Kinds the sandbox refuses still need some interpreter to be refused with.
+  const command = options.command ?? interpreterCommand(script) ?? ["/usr/bin/node"];
   const network: SandboxNetwork = options.network ?? { mode: "none" };
   return runInSandbox({
     snapshotFolder,
