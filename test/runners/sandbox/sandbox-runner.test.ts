@@ -1,0 +1,93 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { RunnerRouter } from "../../../src/runners/router.js";
+import { SandboxRunner } from "../../../src/runners/sandbox/sandbox-runner.js";
+import { SnapshotStore } from "../../../src/runners/snapshot.js";
+import { hashOf, requestFor, runnerTree, writeSkillFolder } from "../helpers.js";
+import { expectContained, expectStatus, requireBubblewrap } from "./harness.js";
+
+beforeAll(() => requireBubblewrap());
+
+const WHO = `import json, os, sys
+print(json.dumps({"uid": os.getuid(), "args": json.load(sys.stdin), "file": __file__, "name": os.environ["SKILLGATE_SKILL_NAME"]}))
+`;
+
+function setUp() {
+  const tree = runnerTree();
+  const snapshots = new SnapshotStore({ dataFolder: tree.data });
+  const sandbox = new SandboxRunner();
+  const router = new RunnerRouter({ snapshots, runners: { sandbox } });
+  const folder = writeSkillFolder(tree.skills, "demo", {
+    "scripts/who.py": WHO,
+    "scripts/run.ts": "console.log(1)\n",
+  });
+  return { ...tree, snapshots, sandbox, router, folder };
+}
+
+describe("SandboxRunner", () => {
+  it("runs a skill the router verified and snapshotted, from the snapshot at /skill, as 65534", async () => {
+    const { router, folder } = setUp();
+    const result = await router.run(
+      requestFor(folder, "scripts/who.py", { execution: "sandbox", arguments: { n: 1 } }),
+    );
+    expectStatus(result, "ok");
+    expect(JSON.parse(result.stdout)).toEqual({
+      uid: 65534,
+      args: { n: 1 },
+      file: "/skill/scripts/who.py",
+      name: "demo",
+    });
+  });
+
+  it("a file swapped in the live folder after approval does not run", async () => {
+    const { router, folder } = setUp();
+    const approved = hashOf(folder);
+    writeFileSync(join(folder, "scripts/who.py"), "print('swapped')\n");
+    const result = await router.run(
+      requestFor(folder, "scripts/who.py", { execution: "sandbox", hash: approved }),
+    );
+    expectStatus(result, "refused");
+    expect(result.code).toBe("skill_changed");
+    expect(result.stdout).toBe("");
+  });
+
+  it("admits only the sandboxable kinds, before any snapshot is made", () => {
+    const { sandbox, folder } = setUp();
+    const refused = sandbox.admit(requestFor(folder, "scripts/run.ts", { execution: "sandbox" }));
+    expect(refused?.code).toBe("language_not_sandboxable");
+    expect(refused?.message).toMatch(/^HOST: scripts\/run\.ts cannot run in the sandbox/);
+    expect(sandbox.admit(requestFor(folder, "scripts/who.py", { execution: "sandbox" }))).toBeUndefined();
+  });
+
+  it("without the router's snapshot it verifies and snapshots itself when given a store, else refuses", async () => {
+    const { snapshots, folder } = setUp();
+    const withStore = new SandboxRunner({ snapshots });
+    const request = requestFor(folder, "scripts/who.py", { execution: "sandbox" });
+    const before = hashOf(folder);
+    const result = await withStore.run(request);
+    expectStatus(result, "ok");
+    expect(JSON.parse(result.stdout).file).toBe("/skill/scripts/who.py");
+    await expectContained(result, folder, before);
+    const refused = await new SandboxRunner().run(request);
+    expect(refused.code).toBe("runner_unavailable");
+  });
+
+  it("applies the runner's resources under the request's time and output caps", async () => {
+    const tree = runnerTree();
+    const snapshots = new SnapshotStore({ dataFolder: tree.data });
+    const folder = writeSkillFolder(tree.skills, "writer", {
+      "scripts/write.py": `import errno
+try:
+    open("/tmp/big", "wb").write(b"x" * (2 * 1024 * 1024))
+    print("wrote")
+except OSError as error:
+    print(errno.errorcode[error.errno])
+`,
+    });
+    const runner = new SandboxRunner({ snapshots, resources: { fileSizeBytes: 1024 * 1024 } });
+    const result = await runner.run(requestFor(folder, "scripts/write.py", { execution: "sandbox" }));
+    expectStatus(result, "ok");
+    expect(result.stdout).toBe("EFBIG\n");
+  });
+});
