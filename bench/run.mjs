@@ -1,6 +1,7 @@
 /**
- * Runs every benchmark (for now: discovery) against the built package and prints the
- * results. `npm run bench` builds first; `node bench/run.mjs --sizes 1000` is a quick run.
+ * Runs every benchmark (discovery, then runners) against the built package and prints the
+ * results. `npm run bench` builds first; `node bench/run.mjs --sizes 1000` is a quick run;
+ * `--only discovery` or `--only runners` runs one of them.
  * BENCH_DIST points at another build (e.g. a temp outDir). `--json FILE` also writes the
  * raw measurements. Targets are reported as PASS/MISS; the exit code is 0 either way,
  * and 1 only when the benchmark itself fails (e.g. a contestant found the wrong count).
@@ -9,7 +10,9 @@
 import { writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
+import { distFolder } from "./contestants.mjs";
 import { formatDiscoveryResults, missedTargets, runDiscoveryBenchmark } from "./discovery.mjs";
+import { formatRunnersResults, runnersTargetsMet, runRunnersBenchmark } from "./runners.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -17,6 +20,9 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "7" },
     repeats: { type: "string", default: "5" },
     cold: { type: "string", default: "5" },
+    "runner-rounds": { type: "string", default: "40" },
+    concurrency: { type: "string", default: "100" },
+    only: { type: "string" },
     json: { type: "string" },
   },
 });
@@ -33,30 +39,55 @@ const load = () =>
     .map((value) => value.toFixed(2))
     .join(" ");
 const loadBefore = load();
+const only = values.only;
+if (only !== undefined && only !== "discovery" && only !== "runners") {
+  console.error(`--only takes discovery or runners, got ${only}`);
+  process.exit(2);
+}
 try {
-  const discovery = await runDiscoveryBenchmark({
-    sizes,
-    rounds: Number(values.rounds),
-    repeats: Number(values.repeats),
-    coldRounds: Number(values.cold),
-    log,
-  });
   const machine = `node ${process.version}, ${availableParallelism()} cores (${cpus()[0]?.model.trim() ?? "unknown cpu"}), ${process.platform}`;
-  console.log(`# skillgate benchmarks\n\nmachine: ${machine}\npackage: ${discovery.dist}`);
+  const raw = { machine };
+  let discovery;
+  if (only !== "runners") {
+    discovery = await runDiscoveryBenchmark({
+      sizes,
+      rounds: Number(values.rounds),
+      repeats: Number(values.repeats),
+      coldRounds: Number(values.cold),
+      log,
+    });
+    raw.discovery = discovery;
+  }
+  let runners;
+  if (only !== "discovery") {
+    runners = await runRunnersBenchmark({
+      rounds: Number(values["runner-rounds"]),
+      concurrency: Number(values.concurrency),
+      log,
+    });
+    raw.runners = runners;
+  }
+  console.log(`# skillgate benchmarks\n\nmachine: ${machine}\npackage: ${distFolder()}`);
   console.log(`load average (1/5/15 min): ${loadBefore} before, ${load()} after\n`);
-  console.log(formatDiscoveryResults(discovery));
-  const missed = missedTargets(discovery);
-  if (missed.length > 0) {
-    console.log(
-      `MISS: ${missed.length} target(s) missed at 10,000 skills: ${missed.map((target) => target.label).join("; ")}`,
-    );
-  } else if (sizes.includes(10_000)) {
-    console.log("all targets at 10,000 skills met");
+  if (discovery !== undefined) {
+    console.log(formatDiscoveryResults(discovery));
+    const missed = missedTargets(discovery);
+    if (missed.length > 0) {
+      console.log(
+        `MISS: ${missed.length} target(s) missed at 10,000 skills: ${missed.map((target) => target.label).join("; ")}`,
+      );
+    } else if (sizes.includes(10_000)) {
+      console.log("all targets at 10,000 skills met");
+    }
+  }
+  if (runners !== undefined) {
+    console.log(`\n${formatRunnersResults(runners)}`);
+    console.log(runnersTargetsMet(runners) ? "runner overhead target met" : "MISS: runner overhead target");
   }
   if (values.json !== undefined)
     writeFileSync(
       values.json,
-      `${JSON.stringify({ machine, load: { before: loadBefore, after: load() }, ...discovery }, null, 2)}\n`,
+      `${JSON.stringify({ load: { before: loadBefore, after: load() }, ...raw, ...(discovery ?? {}) }, null, 2)}\n`,
     );
 } catch (error) {
   console.error(`bench: FAILED: ${error instanceof Error ? error.message : String(error)}`);
