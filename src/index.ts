@@ -3,6 +3,8 @@
  * internal and may change.
  */
 
+export type { ApprovalMode, RunSkillScriptInput, RunSkillScriptOutcome } from "./app/run-skill-script.js";
+export { exitCodeFor, runSkillScript } from "./app/run-skill-script.js";
 export type { Skillgate, SkillgateOptions } from "./app/skillgate.js";
 export { createSkillgate } from "./app/skillgate.js";
 export { availableSkillsXml } from "./catalog/available-skills-xml.js";
@@ -53,8 +55,23 @@ export { MemoryGrantStore } from "./policy/grants.js";
 export type { ConfiguredRule, PolicyCall, PolicyContext, PolicyEffect, PolicyRule } from "./policy/rules.js";
 export { BUILTIN_RULES, configuredRule } from "./policy/rules.js";
 export type { ToolTier, TurnMode } from "./policy/tiers.js";
-export type { RunLimits, Runner, RunRequest, RunResult, RunStatus } from "./runners/contract.js";
+export type {
+  RunLimits,
+  Runner,
+  RunRefusalCode,
+  RunRequest,
+  RunResult,
+  RunStatus,
+  VerifiedSnapshot,
+} from "./runners/contract.js";
 export { DEFAULT_RUN_LIMITS } from "./runners/contract.js";
+export type { LocalRunnerOptions } from "./runners/local-runner.js";
+export { LocalRunner } from "./runners/local-runner.js";
+export type { RunObserver } from "./runners/observed.js";
+export type { ModeRunners, RunnerRouterOptions } from "./runners/router.js";
+export { RunnerRouter } from "./runners/router.js";
+export type { SnapshotOutcome, SnapshotStoreOptions } from "./runners/snapshot.js";
+export { SnapshotStore } from "./runners/snapshot.js";
 export type { ContentHash, HashedEntry } from "./skill/content-hash.js";
 export { grant, hashSkillFolder } from "./skill/content-hash.js";
 export { describe } from "./skill/describe.js";
