@@ -131,6 +131,7 @@ describe("skillgate doctor", () => {
       "counts",
       "problems",
       "checks",
+      "sandbox",
     ]);
     expect(report.ok).toBe(false);
     expect(report.configFile).toBe(join(sandbox.config, "config.yaml"));
@@ -168,5 +169,28 @@ describe("skillgate doctor", () => {
     expect(result.out).toContain('"skills.disabled" must be a list of text');
     expect(result.out).toContain("fix: correct the file, or move it aside to use the defaults");
     expect(hasStackTrace(result.out + result.err)).toBe(false);
+  });
+});
+
+describe("skillgate doctor and the sandbox", () => {
+  it("says how the sandbox's limits are enforced on this host", async () => {
+    const sandbox = cliSandbox();
+    const result = await sandbox.run(["doctor"]);
+    expect(result.out).toContain("Sandbox:");
+    expect(result.out).toMatch(/^ {2}processes {2}/m);
+    expect(result.out).toMatch(/^ {2}timeout {4}/m);
+    const report = JSON.parse((await sandbox.run(["doctor", "--json"])).out) as {
+      sandbox: { ok: boolean; limits: Record<string, { by: string }> };
+    };
+    expect(Object.keys(report.sandbox.limits).sort()).toEqual([
+      "cpu",
+      "fileSize",
+      "memory",
+      "processes",
+      "timeout",
+      "tmp",
+    ]);
+    if (!report.sandbox.ok)
+      throw new Error("the sandbox is not usable on this machine: run scripts/install-test-deps.sh");
   });
 });

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { runDoctor } from "../../../catalog/doctor.js";
+import { runSkillgateDoctor } from "../../../app/doctor.js";
 import { catalogOptions } from "../context.js";
 import { type CliOutput, paint, printJson } from "../output.js";
 
@@ -11,8 +11,8 @@ export function registerDoctor(program: Command, output: CliOutput): void {
       "check the setup: folders searched, skills per decision, every problem and how to fix it (exit 1 on problems)",
     )
     .option("--json", "print JSON")
-    .action((options: { json?: boolean }, command: Command) => {
-      const report = runDoctor(catalogOptions(command));
+    .action(async (options: { json?: boolean }, command: Command) => {
+      const report = await runSkillgateDoctor(catalogOptions(command));
       process.exitCode = report.ok ? 0 : 1;
       if (options.json) {
         printJson(output, report);
@@ -44,6 +44,18 @@ export function registerDoctor(program: Command, output: CliOutput): void {
           .map(([kind, count]) => `${kind} ${count}`)
           .join(", ")}`,
       );
+      lines.push("", paint(output, "bold", "Sandbox:"));
+      const sandbox = report.sandbox;
+      lines.push(
+        `  ${mark(output, sandbox.ok)} bubblewrap ${sandbox.bubblewrap.found ? `${sandbox.bubblewrap.version ?? ""} at ${sandbox.bubblewrap.path ?? "?"}` : "not installed"}; user namespaces ${sandbox.userNamespaces.usable ? "usable" : `not usable (${sandbox.userNamespaces.detail})`}`,
+      );
+      for (const [limit, enforcement] of Object.entries(sandbox.limits)) {
+        lines.push(
+          `  ${limit.padEnd(10)} ${enforcement.by === "none" ? paint(output, "yellow", "not enforced") : `by ${enforcement.by}`}: ${enforcement.detail}`,
+        );
+      }
+      for (const advice of sandbox.advice)
+        lines.push(`  ${paint(output, "dim", `to get the rest: ${advice}`)}`);
       const errors = report.problems.filter((problem) => problem.severity === "error");
       const warnings = report.problems.filter((problem) => problem.severity === "warning");
       lines.push(
