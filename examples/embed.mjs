@@ -18,7 +18,8 @@ const skillgate = createSkillgate({
     console.log(`\n[approval] ${request.summary}; answers: ${request.options.join(", ")}`);
     return "once";
   },
-  // No runner is given here, so run_skill_script answers that none is configured.
+  // No runner is given, so the default router runs sandbox skills (the built-ins) under bubblewrap;
+  // without bubblewrap, run_skill_script answers with a HOST: message saying how to install it.
 });
 
 const turn = skillgate.createTurn({ chatId: "example-chat" });

@@ -24,7 +24,11 @@ describe("the README's examples run", () => {
     const { stdout } = await run("node", ["examples/embed.mjs"], { cwd: root });
     expect(stdout).toContain("Tools: load_skill, read_skill_resource");
     expect(stdout).toContain('load_skill -> ok:\n<skill name="json-tools">');
-    expect(stdout).toContain("run_skill_script -> refused (rule reads-allowed)");
+    // The built-in runs in the sandbox where bubblewrap is installed; elsewhere it is refused.
+    expect(stdout).toMatch(/run_skill_script -> (ok|refused) \(rule reads-allowed\)/);
+    if (stdout.includes("run_skill_script -> ok"))
+      expect(stdout).toContain("--- stdout ---\nVALID: an object with 1 key, nesting depth 1");
+    else expect(stdout).toMatch(/run_skill_script -> refused \(rule reads-allowed\):\nHOST: /);
     expect(stdout).toContain('read_skill_resource with a traversal -> HOST: path may not contain ".."');
   });
 });
