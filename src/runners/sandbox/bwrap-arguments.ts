@@ -12,7 +12,7 @@ import {
 import { prlimitOptions, type SandboxResources } from "./limits.js";
 
 /** The extra descriptors bubblewrap reads (the child's fd numbers, after stdin/stdout/stderr). */
-export const SANDBOX_FDS = { seccomp: 3, status: 4, passwd: 5, group: 6, hosts: 7 } as const;
+export const SANDBOX_FDS = { seccomp: 3, status: 4, passwd: 5, group: 6, hosts: 7, block: 8 } as const;
 
 /** Everything the argument vector depends on; no host lookups happen while building it. */
 export interface BwrapPlan {
@@ -33,6 +33,11 @@ export interface BwrapPlan {
   readonly command: readonly string[];
   readonly scriptInside: string;
   readonly interpreter: "node" | "other";
+  /**
+   * Hold the sandbox at its start until a byte arrives on {@link SANDBOX_FDS.block}: the
+   * runner first makes sure its first process is in the run's cgroups.
+   */
+  readonly block?: boolean;
 }
 
 /**
@@ -82,6 +87,7 @@ export function bwrapArguments(plan: BwrapPlan): string[] {
   args.push("--tmpfs", "/tmp", "--chdir", "/tmp");
   args.push("--seccomp", String(SANDBOX_FDS.seccomp));
   if (plan.features.jsonStatus) args.push("--json-status-fd", String(SANDBOX_FDS.status));
+  if (plan.block === true) args.push("--block-fd", String(SANDBOX_FDS.block));
   args.push("--remount-ro", "/", "--");
   args.push(plan.prlimit, ...prlimitOptions(plan.resources, plan.interpreter), "--");
   if (plan.proxySocketSource !== undefined && plan.socat !== undefined)

@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { CgroupController, CgroupSupport } from "./cgroup-detect.js";
@@ -10,10 +11,17 @@ const CPU_PERIOD_MICROSECONDS = 100_000;
 /** The leaf this process moves into when cgroup v2 will not enable controllers while it sits in its group. */
 export const SUPERVISOR_CGROUP = `${RUN_CGROUP_PREFIX}supervisor`;
 
-/** The cgroups of one run: where its first process joins, and how to empty and remove them. */
+/** The cgroups of one run: how a process joins them, and how to empty and remove them. */
 export interface RunCgroup {
-  /** `cgroup.procs` files the run's first process writes its pid to before anything else starts. */
+  /** The run's `cgroup.procs` files, one per hierarchy. */
   readonly procsFiles: readonly string[];
+  /**
+   * Moves a process (its whole thread group) into every one of the run's cgroups. Off the
+   * event loop: the kernel makes a migration wait for an RCU grace period (several ms).
+   */
+  join(pid: number): Promise<void>;
+  /** Whether `pid` is in every one of the run's cgroups. */
+  holds(pid: number): boolean;
   /** The controllers whose limits were written. */
   readonly controllers: readonly CgroupController[];
   readonly version: "v1" | "v2";
@@ -180,10 +188,17 @@ function handle(
         }
       }
   };
+  const procsFiles = folders.map((folder) => join(folder, "cgroup.procs"));
   return {
-    procsFiles: folders.map((folder) => join(folder, "cgroup.procs")),
+    procsFiles,
     controllers,
     version,
+    async join(pid: number): Promise<void> {
+      await Promise.all(procsFiles.map((file) => writeFile(file, String(pid))));
+    },
+    holds(pid: number): boolean {
+      return procsFiles.every((file) => readPids(file).includes(pid));
+    },
     kill,
     async remove(): Promise<void> {
       for (const folder of folders) {

@@ -33,6 +33,8 @@ export interface BwrapFeatures {
   readonly jsonStatus: boolean;
   /** `--perms` for the generated `/etc/passwd` and `/etc/group`. */
   readonly perms: boolean;
+  /** `--block-fd`: the sandbox waits at its start while its first process joins the run's cgroups. */
+  readonly blockFd: boolean;
   /** Options skillgate needs and this bubblewrap lacks; non-empty means it cannot be used. */
   readonly missing: readonly string[];
 }
@@ -125,6 +127,7 @@ export function parseBwrapFeatures(versionText: string, helpText: string): Bwrap
     tmpfsSize: options.has("--size"),
     jsonStatus: options.has("--json-status-fd"),
     perms: options.has("--perms"),
+    blockFd: options.has("--block-fd"),
     missing: REQUIRED_OPTIONS.filter((option) => !options.has(option)),
   };
 }

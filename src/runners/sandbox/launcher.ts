@@ -14,8 +14,6 @@ export interface LaunchPlan {
   readonly bwrapArguments: readonly string[];
   /** Set when skillgate runs as root: host root is dropped to the sandbox user first. */
   readonly setpriv?: string;
-  /** `cgroup.procs` files the chain's first process joins, so everything after starts inside the run's cgroups. */
-  readonly cgroupProcsFiles: readonly string[];
   /** Root only: binds made in a private mount namespace (needs `unshare`, `mount` and `shell`). */
   readonly portal: readonly PortalBind[];
   readonly shell?: string;
@@ -24,16 +22,14 @@ export interface LaunchPlan {
 }
 
 /**
- * Runs the steps given as arguments, then the command after `--`: `join FILE` writes the
- * shell's pid (which the command will keep: each step execs) to a `cgroup.procs` file;
- * `bind MOUNT SOURCE TARGET` bind-mounts with the given `mount` program (only ever inside the private mount namespace `unshare`
- * made for this run). Any failure exits 125 before bubblewrap starts.
+ * Runs the steps given as arguments, then execs the command after `--`: `bind MOUNT SOURCE
+ * TARGET` bind-mounts with the given `mount` program, only ever inside the private mount
+ * namespace `unshare` made for this run. Any failure exits 125 before bubblewrap starts.
  */
 export const LAUNCH_SCRIPT = [
   'while [ "$#" -gt 0 ]; do',
   '  case "$1" in',
   '    --) shift; exec "$@" ;;',
-  '    join) echo "$$" > "$2" || exit 125; shift 2 ;;',
   '    bind) "$2" --bind "$3" "$4" || exit 125; shift 4 ;;',
   "    *) exit 125 ;;",
   "  esac",
@@ -43,8 +39,8 @@ export const LAUNCH_SCRIPT = [
 
 /**
  * The argv to spawn. Each program execs the next, so the spawned pid ends up being
- * bubblewrap itself: `[unshare --mount] [sh (joins cgroups, binds the portal)] [setpriv
- * (drops host root to 65534, no capabilities, no new privileges)] bwrap …`.
+ * bubblewrap itself: `[unshare --mount sh (binds the portal)] [setpriv (drops host root to
+ * 65534, no capabilities, no new privileges)] bwrap …`.
  */
 export function launchCommand(plan: LaunchPlan): string[] {
   const tail: string[] = [];
@@ -60,16 +56,11 @@ export function launchCommand(plan: LaunchPlan): string[] {
       "--",
     );
   tail.push(plan.bwrap, ...plan.bwrapArguments);
-  const steps: string[] = [];
-  for (const file of plan.cgroupProcsFiles) steps.push("join", file);
-  const { unshare, mount } = plan;
-  if (plan.portal.length > 0 && (unshare === undefined || mount === undefined))
-    throw new Error("launch: unshare and mount are needed for the portal");
-  for (const bind of plan.portal) steps.push("bind", mount ?? "mount", bind.source, bind.target);
-  if (steps.length === 0) return tail;
-  if (plan.shell === undefined)
-    throw new Error("launch: a shell is needed to join cgroups or bind the portal");
-  const wrapped = [plan.shell, "-c", LAUNCH_SCRIPT, "skillgate-sandbox-launch", ...steps, "--", ...tail];
-  if (plan.portal.length === 0 || unshare === undefined) return wrapped;
+  if (plan.portal.length === 0) return tail;
+  const { unshare, mount, shell } = plan;
+  if (unshare === undefined || mount === undefined || shell === undefined)
+    throw new Error("launch: unshare, mount and a shell are needed for the portal");
+  const steps = plan.portal.flatMap((bind) => ["bind", mount, bind.source, bind.target]);
+  const wrapped = [shell, "-c", LAUNCH_SCRIPT, "skillgate-sandbox-launch", ...steps, "--", ...tail];
   return [unshare, "--mount", "--propagation", "private", "--", ...wrapped];
 }

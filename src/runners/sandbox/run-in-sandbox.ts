@@ -18,15 +18,12 @@ import {
   SANDBOX_GID,
   SANDBOX_UID,
   SKILL_MOUNT,
-  sandboxGroup,
-  sandboxHosts,
-  sandboxPasswd,
 } from "./layout.js";
 import { nodeHeapOption, type SandboxLimits, sandboxResources } from "./limits.js";
 import * as messages from "./messages.js";
 import { type HostIdentity, reach } from "./reachability.js";
-import { runSandboxProcess, type SandboxProcessOutcome } from "./sandbox-process.js";
-import { sandboxSeccompBytes } from "./seccomp.js";
+import { runSandboxProcess, type SandboxProcessOutcome, type SandboxStatus } from "./sandbox-process.js";
+import { sandboxStaticFiles } from "./static-files.js";
 
 /** The sandbox's network: none at all, or only skillgate's filtering proxy through its Unix socket. */
 export type SandboxNetwork =
@@ -127,9 +124,13 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
       }
     }
     const resources = sandboxResources(request.limits);
+    // Joining cgroups needs bubblewrap to hold the sandbox at its start (--block-fd).
     const support: CgroupSupport =
-      request.cgroups === "off" ? { version: "none", controllers: [], note: "off" } : hostCgroupSupport();
+      request.cgroups === "off" || !ready.features.blockFd || !ready.features.jsonStatus
+        ? { version: "none", controllers: [], note: "off" }
+        : hostCgroupSupport();
     cgroup = createRunCgroup(support, runCgroupName(runId), resources);
+    const runCgroup = cgroup;
     const interpreter = basename(request.command[0] ?? "").startsWith("node") ? "node" : "other";
     const bwrapArgs = bwrapArguments({
       features: ready.features,
@@ -144,12 +145,13 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
       command: request.command,
       scriptInside,
       interpreter,
+      block: runCgroup !== undefined,
     });
+    const staticFiles = sandboxStaticFiles();
     const argv = launchCommand({
       bwrap: ready.bwrap,
       bwrapArguments: ["--setenv", "SKILLGATE_RUN_ID", runId, ...bwrapArgs],
       ...(isRoot() && tools.setpriv !== undefined ? { setpriv: tools.setpriv } : {}),
-      cgroupProcsFiles: cgroup?.procsFiles ?? [],
       portal,
       shell: ready.shell,
       ...(tools.unshare !== undefined ? { unshare: tools.unshare } : {}),
@@ -159,16 +161,17 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
       argv,
       env: sandboxEnvironment(request, interpreter, resources),
       input: request.argumentsJson,
-      data: {
-        [SANDBOX_FDS.seccomp]: sandboxSeccompBytes(),
-        [SANDBOX_FDS.passwd]: sandboxPasswd(),
-        [SANDBOX_FDS.group]: sandboxGroup(),
-        [SANDBOX_FDS.hosts]: sandboxHosts(),
+      files: {
+        [SANDBOX_FDS.seccomp]: staticFiles.seccomp,
+        [SANDBOX_FDS.passwd]: staticFiles.passwd,
+        [SANDBOX_FDS.group]: staticFiles.group,
+        [SANDBOX_FDS.hosts]: staticFiles.hosts,
       },
       timeoutMs: request.limits.timeoutMs,
       maxOutputBytes: request.limits.maxOutputBytes,
       ...(request.signal !== undefined ? { signal: request.signal } : {}),
       ...(request.onOutput !== undefined ? { onOutput: request.onOutput } : {}),
+      ...(runCgroup !== undefined ? joinWhileHeld(runCgroup) : {}),
     });
     const details: SandboxRunDetails = {
       runId,
@@ -181,6 +184,31 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
     await cgroup?.remove();
     if (temporary !== undefined) removeTree(temporary);
   }
+}
+
+/**
+ * Puts the run into its cgroups without a shell in the chain: bubblewrap is moved as soon as
+ * it is spawned (the kernel holds any fork that races the move until it is done, so the
+ * sandbox's first process is created inside), and once bubblewrap reports that first process,
+ * still held by --block-fd, it is checked and, if it got out first, moved too before it may go on.
+ */
+function joinWhileHeld(cgroup: RunCgroup): {
+  onSpawn: (pid: number) => void;
+  beforeRelease: (status: SandboxStatus) => Promise<boolean>;
+} {
+  let early: Promise<void> = Promise.resolve();
+  return {
+    onSpawn(pid) {
+      early = cgroup.join(pid).catch(() => undefined);
+    },
+    async beforeRelease(status) {
+      const first = status.childPid;
+      if (first === undefined) return false;
+      await early;
+      if (!cgroup.holds(first)) await cgroup.join(first).catch(() => undefined);
+      return cgroup.holds(first);
+    },
+  };
 }
 
 /** What the sandbox needs from the host, found; or the refusal that says what is missing. */
@@ -312,7 +340,7 @@ function sourceFor(
 
 /** A fresh 0755 folder under the system's temporary folder, if the sandbox user can reach it. */
 function portalFolder(identity: HostIdentity): string | undefined {
-  const folder = mkdtempSync(join(tmpdir(), "skillgate-sandbox-"));
+  const folder = mkdtempSync(join(tmpdir(), "skillgate-portal-"));
   chmodSync(folder, 0o755);
   if (reach(folder, identity, "list") === "ok") return folder;
   removeTree(folder);
@@ -361,6 +389,8 @@ function toResult(
     stderrTruncated: outcome.stderrTruncated,
     durationMs: performance.now() - started,
   };
+  if (outcome.ending === "setup_failed")
+    return messages.sandboxFailed(script, "its first process could not be put in the run's cgroups");
   if (outcome.ending === "timed_out") return { status: "timed_out", ...base };
   if (outcome.ending === "interrupted") return { status: "interrupted", ...base };
   const sandboxStarted = features.jsonStatus

@@ -1,5 +1,5 @@
 import { type ChildProcess, type StdioOptions, spawn } from "node:child_process";
-import { openSync, readdirSync, readFileSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import type { Readable, Writable } from "node:stream";
 import { OutputCapture } from "../output-capture.js";
@@ -19,12 +19,20 @@ export interface SandboxProcessSpec {
   readonly env: Readonly<Record<string, string>>;
   /** Written to stdin, which is then closed. */
   readonly input: string;
-  /** Bytes for bubblewrap's extra descriptors, by fd number. */
-  readonly data: Readonly<Record<number, Buffer | string>>;
+  /** Files opened read-only for this run and given to bubblewrap at these descriptor numbers. */
+  readonly files: Readonly<Record<number, string>>;
   readonly timeoutMs: number;
   readonly maxOutputBytes: number;
   readonly signal?: AbortSignal;
   readonly onOutput?: (stream: "stdout" | "stderr", chunk: string) => void;
+  /** Called once the chain is spawned, with its pid (bubblewrap's, once the chain has exec'd). */
+  readonly onSpawn?: (pid: number) => void;
+  /**
+   * Set when bubblewrap was given `--block-fd`: called once bubblewrap reports the sandbox's
+   * first process, which then waits; it is released when this resolves `true`, and the whole
+   * chain is killed (`setup_failed`) when it resolves `false`.
+   */
+  readonly beforeRelease?: (status: SandboxStatus) => Promise<boolean>;
 }
 
 /** What bubblewrap reported on its status descriptor. */
@@ -38,7 +46,7 @@ export interface SandboxStatus {
 
 /** How the spawn ended. */
 export interface SandboxProcessOutcome {
-  readonly ending: "exited" | "timed_out" | "interrupted" | "spawn_failed";
+  readonly ending: "exited" | "timed_out" | "interrupted" | "spawn_failed" | "setup_failed";
   readonly exitCode: number | null;
   readonly signal: NodeJS.Signals | null;
   readonly stdout: string;
@@ -111,22 +119,32 @@ export function runSandboxProcess(spec: SandboxProcessSpec): Promise<SandboxProc
       return;
     }
     let child: ChildProcess;
+    const opened: number[] = [];
     try {
+      const files: Record<number, number> = {};
+      for (const [fd, path] of Object.entries(spec.files)) {
+        const descriptor = openSync(path, "r");
+        opened.push(descriptor);
+        files[Number(fd)] = descriptor;
+      }
       child = spawn(program, spec.argv.slice(1), {
         env: { ...spec.env },
         detached: true,
-        stdio: stdioWithoutLeaks(),
+        stdio: sandboxStdio(files, spec.beforeRelease !== undefined),
       });
     } catch (error) {
       resolve(fail(error));
       return;
+    } finally {
+      // The child has its own copies now (or never started).
+      for (const descriptor of opened) closeSync(descriptor);
     }
     live.add(child);
-    let ending: "timed_out" | "interrupted" | undefined;
+    let ending: "timed_out" | "interrupted" | "setup_failed" | undefined;
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let settled = false;
     const timers: NodeJS.Timeout[] = [];
-    const stop = (reason: "timed_out" | "interrupted"): void => {
+    const stop = (reason: "timed_out" | "interrupted" | "setup_failed"): void => {
       if (ending !== undefined || exit !== undefined) return;
       ending = reason;
       killChain(child);
@@ -144,7 +162,7 @@ export function runSandboxProcess(spec: SandboxProcessSpec): Promise<SandboxProc
       // Once bubblewrap has exited the kernel has torn the sandbox down; its pid may even be reused.
       if (exit === undefined) killChain(child);
       live.delete(child);
-      for (const stream of child.stdio) stream?.destroy();
+      for (const stream of descriptors) (stream as Readable | Writable | null | undefined)?.destroy();
       if (spawnError !== undefined && exit === undefined) {
         resolve(fail(spawnError));
         return;
@@ -164,17 +182,29 @@ export function runSandboxProcess(spec: SandboxProcessSpec): Promise<SandboxProc
 
     child.stdout?.on("data", (chunk: Buffer) => stdout.push(chunk));
     child.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk));
-    const status = child.stdio[SANDBOX_FDS.status] as Readable | null;
+    if (child.pid !== undefined) spec.onSpawn?.(child.pid);
+    const descriptors = child.stdio as readonly unknown[];
+    const block = descriptors[SANDBOX_FDS.block] as Writable | null | undefined;
+    block?.on("error", () => undefined);
+    let released = spec.beforeRelease === undefined;
+    if (released) block?.end();
+    const release = (started: SandboxStatus): void => {
+      released = true;
+      const check = spec.beforeRelease?.(started) ?? Promise.resolve(true);
+      check.then(
+        (ok) => (ok ? block?.end("x") : stop("setup_failed")),
+        () => stop("setup_failed"),
+      );
+    };
+    const status = descriptors[SANDBOX_FDS.status] as Readable | null | undefined;
     status?.on("data", (chunk: Buffer) => {
       // The status is a few hundred bytes; anything past 64 KiB is not bubblewrap's.
       if (statusChunks.reduce((total, part) => total + part.length, 0) < 64 * 1024) statusChunks.push(chunk);
+      if (released) return;
+      const started = parseStatus(Buffer.concat(statusChunks).toString("utf8"));
+      if (started.childPid !== undefined) release(started);
     });
     status?.on("error", () => undefined);
-    for (const [fd, bytes] of Object.entries(spec.data)) {
-      const pipe = child.stdio[Number(fd)] as Writable | null;
-      pipe?.on("error", () => undefined);
-      pipe?.end(bytes);
-    }
     // A script that never reads stdin, or exits first, closes the pipe: that is not an error.
     child.stdin?.on("error", () => undefined);
     child.stdin?.end(spec.input);
@@ -192,26 +222,32 @@ export function runSandboxProcess(spec: SandboxProcessSpec): Promise<SandboxProc
   });
 }
 
-/** Child descriptors 0–7: stdin, stdout, stderr and bubblewrap's five. */
-const PIPES = 8;
 /** O_CLOEXEC as `/proc/self/fdinfo` prints flags (octal). */
 const O_CLOEXEC = 0o2000000;
 let devNull: number | undefined;
 
 /**
- * The spawn's stdio: pipes for 0–7, and /dev/null over every higher descriptor this process
- * holds without close-on-exec. Such descriptors (inherited from whoever started skillgate, a
- * shell's or a supervisor's pipe) would otherwise pass through bubblewrap into the sandbox,
- * a channel to the host that no namespace closes. libuv cannot close a child's descriptor,
- * but it can put another file in its place; /proc/self/fdinfo says which ones need it.
+ * The spawn's stdio: pipes for stdin, stdout, stderr and bubblewrap's status (and its block
+ * descriptor when the run waits for cgroups), the given files at their numbers, and /dev/null
+ * over every other descriptor this process holds without close-on-exec. Such descriptors
+ * (inherited from whoever started skillgate: a shell's or a supervisor's pipe) would
+ * otherwise pass through bubblewrap into the sandbox, a channel to the host that no namespace
+ * closes. libuv cannot close a child's descriptor, but it can put another file in its place;
+ * /proc/self/fdinfo says which ones need it.
  */
-export function stdioWithoutLeaks(): StdioOptions {
-  const stdio: (number | "pipe")[] = Array(PIPES).fill("pipe");
+export function sandboxStdio(files: Readonly<Record<number, number>>, block: boolean): StdioOptions {
+  const stdio: (number | "pipe" | "ignore")[] = ["pipe", "pipe", "pipe"];
+  const set = (fd: number, value: number | "pipe"): void => {
+    while (stdio.length <= fd) stdio.push("ignore");
+    stdio[fd] = value;
+  };
+  set(SANDBOX_FDS.status, "pipe");
+  if (block) set(SANDBOX_FDS.block, "pipe");
+  for (const [fd, descriptor] of Object.entries(files)) set(Number(fd), descriptor);
   for (const fd of inheritableDescriptors()) {
-    if (fd < PIPES) continue;
+    if (fd <= 2 || (fd < stdio.length && stdio[fd] !== "ignore")) continue;
     devNull ??= openSync("/dev/null", "r");
-    while (stdio.length < fd) stdio.push(devNull);
-    stdio[fd] = devNull;
+    set(fd, devNull);
   }
   return stdio;
 }

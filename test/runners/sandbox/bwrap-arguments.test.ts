@@ -22,6 +22,7 @@ const HELP = [
   "--size BYTES",
   "--json-status-fd FD",
   "--perms OCTAL",
+  "--block-fd FD",
 ].join("\n");
 
 function plan(overrides: Partial<BwrapPlan> = {}): BwrapPlan {
@@ -105,6 +106,11 @@ describe("bwrapArguments", () => {
     expect(lastMount).toBeLessThan(args.length - 2);
   });
 
+  it("holds the sandbox at its start only when asked to (a run joining cgroups)", () => {
+    expect(options(bwrapArguments(plan()))).not.toContain("--block-fd");
+    expect(options(bwrapArguments(plan({ block: true }))).join(" ")).toContain("--block-fd 8");
+  });
+
   it("leaves out what this bubblewrap cannot do rather than failing", () => {
     const old = parseBwrapFeatures(
       "bubblewrap 0.6.2",
@@ -162,7 +168,6 @@ describe("launchCommand", () => {
     bwrap: "/usr/bin/bwrap",
     bwrapArguments: ["--unshare-all", "--", "/usr/bin/true"],
     portal: [],
-    cgroupProcsFiles: [],
   };
 
   it("is bubblewrap alone when nothing is needed before it", () => {
@@ -183,10 +188,9 @@ describe("launchCommand", () => {
     ]);
   });
 
-  it("joins cgroups and binds the portal in a private mount namespace", () => {
+  it("binds the portal in a private mount namespace", () => {
     const argv = launchCommand({
       ...base,
-      cgroupProcsFiles: ["/cg/pids/run/cgroup.procs"],
       portal: [{ source: "/root/data/snapshot", target: "/tmp/portal/skill" }],
       shell: "/usr/bin/sh",
       unshare: "/usr/bin/unshare",
@@ -195,8 +199,6 @@ describe("launchCommand", () => {
     expect(argv.slice(0, 5)).toEqual(["/usr/bin/unshare", "--mount", "--propagation", "private", "--"]);
     expect(argv.slice(5, 9)).toEqual(["/usr/bin/sh", "-c", LAUNCH_SCRIPT, "skillgate-sandbox-launch"]);
     expect(argv.slice(9)).toEqual([
-      "join",
-      "/cg/pids/run/cgroup.procs",
       "bind",
       "/usr/bin/mount",
       "/root/data/snapshot",
@@ -209,25 +211,24 @@ describe("launchCommand", () => {
     ]);
   });
 
-  it("the launch script writes the pid that the command keeps, and stops at the first failure", () => {
-    const file = `/tmp/skillgate-launch-test-${process.pid}`;
-    const joined = spawnSync(
+  it("the launch script runs each bind, then becomes the command; the first failure stops it (125)", () => {
+    // echo and false stand in for mount: the script only passes the arguments through.
+    const bound = spawnSync(
       "/bin/sh",
-      ["-c", LAUNCH_SCRIPT, "launch", "join", file, "--", "/bin/sh", "-c", 'echo "$$"'],
+      ["-c", LAUNCH_SCRIPT, "launch", "bind", "/bin/echo", "/a", "/b", "--", "/bin/sh", "-c", "echo ran"],
       { encoding: "utf8" },
     );
-    expect(joined.status).toBe(0);
-    const written = spawnSync("/bin/cat", [file], { encoding: "utf8" }).stdout.trim();
-    spawnSync("/bin/rm", ["-f", file]);
-    expect(written).toBe(joined.stdout.trim());
+    expect(bound.status).toBe(0);
+    expect(bound.stdout).toBe("--bind /a /b\nran\n");
     const failed = spawnSync(
       "/bin/sh",
-      ["-c", LAUNCH_SCRIPT, "launch", "join", "/nonexistent/folder/cgroup.procs", "--", "/bin/echo", "ran"],
+      ["-c", LAUNCH_SCRIPT, "launch", "bind", "/bin/false", "/a", "/b", "--", "/bin/echo", "ran"],
       { encoding: "utf8" },
     );
     expect(failed.status).toBe(125);
     expect(failed.stdout).toBe("");
     expect(spawnSync("/bin/sh", ["-c", LAUNCH_SCRIPT, "launch", "bogus"]).status).toBe(125);
+    expect(spawnSync("/bin/sh", ["-c", LAUNCH_SCRIPT, "launch"]).status).toBe(125);
   });
 });
 
@@ -240,6 +241,7 @@ describe("parseBwrapFeatures", () => {
       tmpfsSize: true,
       jsonStatus: true,
       perms: true,
+      blockFd: true,
       missing: [],
     });
   });

@@ -93,9 +93,9 @@ describe("bubblewrap's status and the spawn's descriptors", () => {
         "tsx",
         "--input-type=module",
         "-e",
-        `const { inheritableDescriptors, stdioWithoutLeaks } = await import(${JSON.stringify(module)});
-         const stdio = stdioWithoutLeaks();
-         console.log(JSON.stringify({ found: inheritableDescriptors(), covered: typeof stdio[200], pipes: stdio.slice(0, 8) }));`,
+        `const { inheritableDescriptors, sandboxStdio } = await import(${JSON.stringify(module)});
+         const stdio = sandboxStdio({ 3: 42 }, true);
+         console.log(JSON.stringify({ found: inheritableDescriptors(), covered: typeof stdio[200], pipes: stdio.slice(0, 9), gap: stdio[150] }));`,
       ],
       {
         stdio: [
@@ -116,10 +116,13 @@ describe("bubblewrap's status and the spawn's descriptors", () => {
     const report = JSON.parse(String(child.stdout).trim()) as {
       found: number[];
       covered: string;
-      pipes: string[];
+      pipes: unknown[];
+      gap: string;
     };
     expect(report.found).toContain(200);
     expect(report.covered).toBe("number");
-    expect(report.pipes).toEqual(Array(8).fill("pipe"));
+    // stdin, stdout, stderr, the given file at 3, the status and block pipes; nothing else is touched.
+    expect(report.pipes).toEqual(["pipe", "pipe", "pipe", 42, "pipe", "ignore", "ignore", "ignore", "pipe"]);
+    expect(report.gap).toBe("ignore");
   });
 });

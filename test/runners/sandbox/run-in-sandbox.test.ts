@@ -1,4 +1,4 @@
-import { readdirSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -138,6 +138,38 @@ describe("runInSandbox", () => {
     expect(early.sandbox).toBeUndefined();
   });
 
+  it("puts the run's processes in its cgroups where the host has them", async () => {
+    const support = hostCgroupSupport();
+    if (support.version === "none") return;
+    const folders = support.version === "v2" ? [support.folder] : Object.values(support.folders);
+    const snapshot = snapshotOf({
+      "scripts/wait.py": "import time\nprint('ready', flush=True)\ntime.sleep(60)\n",
+    });
+    const controller = new AbortController();
+    const seen: string[][] = [];
+    const result = await runScript(snapshot, "scripts/wait.py", {
+      signal: controller.signal,
+      onOutput: () => {
+        for (const folder of folders) {
+          const run = readdirSync(folder).find((name) => name.startsWith(`skillgate-${process.pid}-`));
+          const procs = run === undefined ? "" : readFileSync(join(folder, run, "cgroup.procs"), "utf8");
+          seen.push(
+            procs
+              .split("\n")
+              .filter(Boolean)
+              .map((pid) => readCommand(Number(pid))),
+          );
+        }
+        controller.abort();
+      },
+    });
+    expectStatus(result, "interrupted");
+    expect(seen).toHaveLength(folders.length);
+    for (const commands of seen)
+      expect(commands.some((command) => command.includes("/skill/scripts/wait.py"))).toBe(true);
+    expect(cgroupsOfRun(result)).toEqual([]);
+  });
+
   it("limits with rlimits only when cgroups are off", async () => {
     const snapshot = snapshotOf({ "scripts/ok.py": "print('ok')\n" });
     const result = await runScript(snapshot, "scripts/ok.py", { cgroups: "off" });
@@ -162,10 +194,16 @@ describe("runInSandbox", () => {
   });
 });
 
+function readCommand(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
+  } catch {
+    return "";
+  }
+}
+
 function leftoverPortals(): string[] {
-  return readdirSync(tmpdir()).filter(
-    (name) => name.startsWith("skillgate-sandbox-") && !name.startsWith("skillgate-sandbox-test-"),
-  );
+  return readdirSync(tmpdir()).filter((name) => name.startsWith("skillgate-portal-"));
 }
 
 describe("refusals: nothing starts, nothing is written", () => {
