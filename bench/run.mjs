@@ -84,6 +84,7 @@ try {
     console.log(`\n${formatRunnersResults(runners)}`);
     console.log(runnersTargetsMet(runners) ? "runner overhead target met" : "MISS: runner overhead target");
   }
+  if (only === undefined) console.log(`\n${await (await import("./sandbox.mjs")).sandboxReport({ log })}`);
   if (values.json !== undefined)
     writeFileSync(
       values.json,
