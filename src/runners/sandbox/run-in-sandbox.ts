@@ -180,6 +180,9 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
       portal: portal.length > 0,
     };
     return { ...toResult(outcome, ready.features, script, started), sandbox: details };
+  } catch (error) {
+    // A host failure before the spawn (a temporary folder that cannot be made): nothing ran.
+    return messages.sandboxFailed(script, (error as NodeJS.ErrnoException).code ?? String(error));
   } finally {
     await cgroup?.remove();
     if (temporary !== undefined) removeTree(temporary);

@@ -294,6 +294,31 @@ print(json.dumps({"children": children, "failure": failure}))
     });
   }
 
+  it("concurrent sandboxes each have their own process cap, though all are uid 65534 on the host", async () => {
+    // 12 runs holding 25 processes each: 300 sandbox processes at once, more than one cap of 256.
+    const source = `import os, time
+children = []
+for _ in range(24):
+    pid = os.fork()
+    if pid == 0:
+        time.sleep(3)
+        os._exit(0)
+    children.append(pid)
+print(len(children), flush=True)
+time.sleep(1)
+`;
+    const snapshot = snapshotOf({ "scripts/hold.py": source });
+    const before = hashOf(snapshot);
+    const results = await Promise.all(
+      Array.from({ length: 12 }, () => runScript(snapshot, "scripts/hold.py")),
+    );
+    for (const result of results) {
+      expectStatus(result, "ok");
+      expect(result.stdout).toBe("24\n");
+      await expectContained(result, snapshot, before);
+    }
+  });
+
   it("a shell fork bomb ends with the run and leaves nothing", async () => {
     const result = await probe(":(){ :|:& };:\nsleep 1\necho done\n", {
       script: "scripts/bomb.sh",
@@ -326,7 +351,7 @@ print(json.dumps({"children": children, "failure": failure}))
   it("filling /tmp stops at the file cap (EFBIG) and the tmpfs cap (ENOSPC)", async () => {
     const mib = 1024 * 1024;
     const result = await probe(
-      `${TRY}
+      `$TRY
 def fill(path, limit):
     written = 0
     try:
