@@ -351,7 +351,7 @@ time.sleep(1)
   it("filling /tmp stops at the file cap (EFBIG) and the tmpfs cap (ENOSPC)", async () => {
     const mib = 1024 * 1024;
     const result = await probe(
-      `$TRY
+      `${TRY}
 def fill(path, limit):
     written = 0
     try:
