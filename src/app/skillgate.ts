@@ -12,11 +12,12 @@ import { ApprovalBook } from "../policy/approvals.js";
 import { PolicyTable } from "../policy/decide.js";
 import type { GrantStore } from "../policy/grants.js";
 import { configuredRule } from "../policy/rules.js";
-import type { RunLimits, Runner } from "../runners/contract.js";
+import type { RunLimits, Runner, RunRequest } from "../runners/contract.js";
 import { LocalRunner } from "../runners/local-runner.js";
 import { observedRunner, type RunObserver } from "../runners/observed.js";
+import type { ProxyRefusal } from "../runners/proxy/index.js";
 import { type ModeRunners, RunnerRouter } from "../runners/router.js";
-import { SandboxRunner } from "../runners/sandbox/index.js";
+import { domainProxyProvider, SandboxRunner } from "../runners/sandbox/index.js";
 import { SnapshotStore } from "../runners/snapshot.js";
 import { trustedSkills } from "../runners/trust.js";
 import { readEnabledNames } from "../store/enabled-names.js";
@@ -99,16 +100,31 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
     grants: (scope) => openChatLog().grants(scope),
     addGrant: (scope, grant) => void openChatLog().addGrant(scope, grant),
   };
+  const audit = options.audit === false ? undefined : (options.audit ?? new AuditLog({ dataFolder: data }));
   const broker = new Broker({
     policy: policyTableOf(() => catalog.config),
     grants,
     approvals: new ApprovalBook({ clock, ttlMs: catalog.config.policy.approvalTtlSeconds * 1000 }),
     ...(options.approve !== undefined ? { approve: options.approve } : {}),
-    ...(options.audit !== false ? { audit: options.audit ?? new AuditLog({ dataFolder: data }) } : {}),
+    ...(audit !== undefined ? { audit } : {}),
     outcomes: { recordOutcome: (scope, status) => void openChatLog().recordOutcome(scope, status) },
     clock,
   });
-  const runner = runnerOf(options, data, () => catalog.config);
+  // A connection the proxy refused joins the audit trail of the call whose script asked for it.
+  const auditRefusal = (skill: string, refusal: ProxyRefusal, call: RunRequest["call"]): void =>
+    audit?.record({
+      type: "network-refused",
+      time: new Date(clock.now()).toISOString(),
+      requestId: call?.requestId ?? "",
+      scope: call?.scope ?? { kind: "chat", id: "" },
+      tool: "run_skill_script",
+      tier: "change",
+      skill,
+      errorKind: refusal.reason,
+      host: refusal.host,
+      ...(refusal.port !== null ? { port: refusal.port } : {}),
+    });
+  const runner = runnerOf(options, data, () => catalog.config, auditRefusal);
   const chatEnvironment = {
     chatLog: openChatLog,
     reviews: () => {
@@ -150,7 +166,12 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
  * bubblewrap sandbox, and any runners given per mode (which replace these). Modes without a
  * runner (`node`, `queue` for now) are refused with a `HOST:` message.
  */
-function runnerOf(options: SkillgateOptions, data: string, config: () => SkillgateConfig): Runner {
+function runnerOf(
+  options: SkillgateOptions,
+  data: string,
+  config: () => SkillgateConfig,
+  auditRefusal: (skill: string, refusal: ProxyRefusal, call: RunRequest["call"]) => void,
+): Runner {
   const chosen =
     options.runner ??
     (() => {
@@ -160,7 +181,10 @@ function runnerOf(options: SkillgateOptions, data: string, config: () => Skillga
         snapshots,
         isTrusted: trustedSkills(() => config().runners.local.trusted),
       });
-      const sandbox = new SandboxRunner({ snapshots });
+      const sandbox = new SandboxRunner({
+        snapshots,
+        proxy: domainProxyProvider({ onRefusal: auditRefusal }),
+      });
       return new RunnerRouter({ snapshots, runners: { local, sandbox, ...options.runners } });
     })();
   return options.observeRuns === undefined ? chosen : observedRunner(chosen, options.observeRuns);

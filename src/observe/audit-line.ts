@@ -24,6 +24,8 @@ export const AUDIT_FIELDS = [
   "status",
   "latencyMs",
   "errorKind",
+  "host",
+  "port",
 ] as const satisfies readonly (keyof AuditEvent)[];
 
 /** The longest text field written, in UTF-16 units; longer values are cut (ids and names are short). */
@@ -45,8 +47,8 @@ export function serialiseAuditEvent(event: AuditEvent): string {
         kind: typeof scope.kind === "string" ? clip(scope.kind) : "",
         id: typeof scope.id === "string" ? clip(scope.id) : "",
       };
-    } else if (field === "latencyMs") {
-      if (typeof value === "number" && Number.isFinite(value)) line.latencyMs = Math.round(value);
+    } else if (field === "latencyMs" || field === "port") {
+      if (typeof value === "number" && Number.isFinite(value)) line[field] = Math.round(value);
     } else if (typeof value === "string") {
       line[field] = clip(value);
     }
@@ -95,8 +97,8 @@ function parseEvent(line: string): AuditEvent | undefined {
     const value = raw[field];
     if (value === undefined) continue;
     if (field === "scope") event.scope = { kind: scope.kind, id: scope.id };
-    else if (field === "latencyMs") {
-      if (typeof value === "number") event.latencyMs = value;
+    else if (field === "latencyMs" || field === "port") {
+      if (typeof value === "number") event[field] = value;
     } else if (typeof value === "string") event[field] = value;
   }
   return event as unknown as AuditEvent;

@@ -2,7 +2,7 @@ import type { ToolTier } from "../policy/tiers.js";
 
 /**
  * Audit events: one per classification, policy decision, approval request, approval
- * answer and finished call. They carry who, what and how it ended, never the arguments'
+ * answer and finished call, and one per connection the network proxy refused a sandboxed script. They carry who, what and how it ended, never the arguments'
  * or the output's content. Names follow `noun-action`.
  */
 export type AuditEventType =
@@ -10,7 +10,8 @@ export type AuditEventType =
   | "policy-decided"
   | "approval-requested"
   | "approval-answered"
-  | "tool-call-finished";
+  | "tool-call-finished"
+  | "network-refused";
 
 /** How a call ended, as the audit log records it. */
 export type CallStatus =
@@ -45,6 +46,10 @@ export interface AuditEvent {
   readonly latencyMs?: number;
   /** A stable error code or class name for failures; never a message with user content. */
   readonly errorKind?: string;
+  /** For `network-refused`: the host a sandboxed script asked the proxy for (escaped, capped). */
+  readonly host?: string;
+  /** For `network-refused`: the port it asked for. */
+  readonly port?: number;
 }
 
 /** Where audit events go. The audit log implements it; tests may collect in memory. */

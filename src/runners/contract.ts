@@ -30,6 +30,11 @@ export interface RunRequest {
   readonly arguments: { readonly [key: string]: JsonValue };
   readonly limits: RunLimits;
   readonly signal?: AbortSignal;
+  /** The tool call this run serves, so what happens during it (a refused connection) joins that call's audit trail. */
+  readonly call?: {
+    readonly requestId: string;
+    readonly scope: { readonly kind: "chat" | "job"; readonly id: string };
+  };
   /** Streaming output for callers who want it: only what is kept (up to the cap) is streamed. */
   readonly onOutput?: (stream: "stdout" | "stderr", chunk: string) => void;
   /** The skill's `skillgate.allowed-domains` (lower-case ASCII, optional `:port`), for the sandbox's proxy. */

@@ -174,6 +174,7 @@ export class Broker {
     try {
       const output = await tool.execute(prepared.input, {
         requestId,
+        scope: { kind: scope.kind, id: scope.id },
         ...(options.signal ? { signal: options.signal } : {}),
       });
       const { text, status } = splitOutput(output);

@@ -78,6 +78,9 @@ export function runScriptTool(environment: RunScriptEnvironment): ToolDefinition
         allowedDomains: input.skill.governance.allowedDomains,
         network: input.skill.governance.network,
         limits: environment.limits ?? DEFAULT_RUN_LIMITS,
+        ...(context.scope !== undefined
+          ? { call: { requestId: context.requestId, scope: context.scope } }
+          : {}),
         ...(context.signal !== undefined ? { signal: context.signal } : {}),
       });
       const text = formatRunResult(result, environment.limits ?? DEFAULT_RUN_LIMITS);

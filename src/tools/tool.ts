@@ -47,6 +47,8 @@ export type ToolOutput = string | { readonly text: string; readonly status: Call
 /** What a tool's `execute` gets besides its input. */
 export interface ExecuteContext {
   readonly requestId: string;
+  /** The chat or job the call is made in. */
+  readonly scope?: { readonly kind: "chat" | "job"; readonly id: string };
   readonly signal?: AbortSignal;
 }
 

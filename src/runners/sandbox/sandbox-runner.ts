@@ -24,6 +24,8 @@ export interface SandboxProxyProvider {
   open(request: {
     readonly skill: string;
     readonly allowedDomains: readonly string[];
+    /** The tool call the run serves, for the audit trail of refusals. */
+    readonly call?: RunRequest["call"];
   }): Promise<SandboxProxyLease>;
 }
 
@@ -105,7 +107,11 @@ export class SandboxRunner implements Runner {
     let lease: SandboxProxyLease | undefined;
     if (domains.length > 0) {
       try {
-        lease = await this.#proxy.open({ skill: request.skill, allowedDomains: domains });
+        lease = await this.#proxy.open({
+          skill: request.skill,
+          allowedDomains: domains,
+          ...(request.call !== undefined ? { call: request.call } : {}),
+        });
       } catch (error) {
         return messages.proxyUnavailable(
           request.script,
@@ -163,10 +169,12 @@ export function interpreterCommand(script: string): string[] | undefined {
  * `onRefusal` receives every refusal, for the audit log.
  */
 export function domainProxyProvider(
-  options: { readonly onRefusal?: (skill: string, refusal: ProxyRefusal) => void } = {},
+  options: {
+    readonly onRefusal?: (skill: string, refusal: ProxyRefusal, call: RunRequest["call"]) => void;
+  } = {},
 ): SandboxProxyProvider {
   return {
-    async open({ skill, allowedDomains }) {
+    async open({ skill, allowedDomains, call }) {
       const folder = mkdtempSync(join(tmpdir(), "skillgate-proxy-"));
       chmodSync(folder, 0o711);
       try {
@@ -176,7 +184,7 @@ export function domainProxyProvider(
           allowedDomains,
           socketMode: 0o666,
           ...(onRefusal !== undefined
-            ? { onRefusal: (refused: ProxyRefusal) => onRefusal(skill, refused) }
+            ? { onRefusal: (refused: ProxyRefusal) => onRefusal(skill, refused, call) }
             : {}),
         });
         return {

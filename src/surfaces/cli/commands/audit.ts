@@ -87,6 +87,7 @@ const SHORT_TYPES: Record<AuditEvent["type"], string> = {
   "approval-requested": "asked",
   "approval-answered": "answered",
   "tool-call-finished": "finished",
+  "network-refused": "net-refused",
 };
 
 /** One table row; an approval's answer shows in the status column. */
