@@ -7,18 +7,17 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SYSCALL_ARCHITECTURES } from "../../../src/runners/sandbox/syscalls.js";
 import {
-  expectContained,
   expectStatus,
-  hashOf,
   lastJson,
+  probe,
   requireBubblewrap,
-  runScript,
   snapshotOf,
+  PYTHON_ATTEMPT as TRY,
   temporaryFolder,
 } from "./harness.js";
 
 /**
- * The escape suite: hostile scripts against the real sandbox, each with the status and the
+ * The escape suite (resource bombs are in escape-resources.test.ts): hostile scripts against the real sandbox, each with the status and the
  * evidence expected, and after every one the same check (expectContained): no process of
  * the run left (everything in its PID namespace, or naming its run id; processes of uid
  * 65534 that belong to other tests' sandboxes running at the same time are not this run's),
@@ -37,29 +36,6 @@ function readOrEmpty(path: string): string {
     return "";
   }
 }
-
-/** Runs a Python probe from a fresh snapshot and checks containment afterwards. */
-async function probe(
-  source: string,
-  options: Parameters<typeof runScript>[2] & { files?: Record<string, string>; script?: string } = {},
-) {
-  const script = options.script ?? "scripts/probe.py";
-  const snapshot = snapshotOf({ [script]: source, ...options.files });
-  const before = hashOf(snapshot);
-  const result = await runScript(snapshot, script, options);
-  await expectContained(result, snapshot, before);
-  return result;
-}
-
-const TRY = `
-import errno, json, os, sys
-def attempt(action):
-    try:
-        action()
-        return "ok"
-    except OSError as error:
-        return errno.errorcode.get(error.errno, str(error.errno))
-`;
 
 describe("writes outside /tmp fail and change nothing", () => {
   it("the skill, /usr, /etc, /, /dev, /root and /home refuse writes; /tmp takes them", async () => {
@@ -262,167 +238,6 @@ print(json.dumps({
     expect(result.stdout.trim()).toBe("refused");
     expect(result.stderr).toContain("Connection refused");
     expect(connections).toBe(0);
-  });
-});
-
-describe("resource bombs are contained", () => {
-  const forkBomb = `${TRY}
-import time
-children = 0
-failure = None
-for _ in range(2000):
-    try:
-        pid = os.fork()
-    except OSError as error:
-        failure = errno.errorcode.get(error.errno)
-        break
-    if pid == 0:
-        time.sleep(120)
-        os._exit(0)
-    children += 1
-print(json.dumps({"children": children, "failure": failure}))
-`;
-
-  for (const cgroups of ["auto", "off"] as const) {
-    it(`a fork bomb stops at the process cap and leaves nothing (cgroups ${cgroups})`, async () => {
-      const result = await probe(forkBomb, { cgroups });
-      expectStatus(result, "ok");
-      const outcome = lastJson(result);
-      expect(outcome.failure).toBe("EAGAIN");
-      expect(outcome.children as number).toBeLessThan(256);
-      expect(outcome.children as number).toBeGreaterThan(200);
-    });
-  }
-
-  it("concurrent sandboxes each have their own process cap, though all are uid 65534 on the host", async () => {
-    // 12 runs holding 25 processes each: 300 sandbox processes at once, more than one cap of 256.
-    const source = `import os, time
-children = []
-for _ in range(24):
-    pid = os.fork()
-    if pid == 0:
-        time.sleep(3)
-        os._exit(0)
-    children.append(pid)
-print(len(children), flush=True)
-time.sleep(1)
-`;
-    const snapshot = snapshotOf({ "scripts/hold.py": source });
-    const before = hashOf(snapshot);
-    const results = await Promise.all(
-      Array.from({ length: 12 }, () => runScript(snapshot, "scripts/hold.py")),
-    );
-    for (const result of results) {
-      expectStatus(result, "ok");
-      expect(result.stdout).toBe("24\n");
-      await expectContained(result, snapshot, before);
-    }
-  });
-
-  it("a shell fork bomb ends with the run and leaves nothing", async () => {
-    const result = await probe(":(){ :|:& };:\nsleep 1\necho done\n", {
-      script: "scripts/bomb.sh",
-      limits: { timeoutMs: 5_000, maxOutputBytes: 64 * 1024 },
-    });
-    expect(["ok", "timed_out"]).toContain(result.status);
-    expect(result.stderr).toMatch(/Resource temporarily unavailable|retry: /);
-  });
-
-  for (const cgroups of ["auto", "off"] as const) {
-    it(`a memory bomb fails inside and the host carries on (cgroups ${cgroups})`, async () => {
-      const result = await probe(
-        "chunks = []\nwhile True:\n    chunks.append(bytearray(64 * 1024 * 1024))\n",
-        { cgroups },
-      );
-      expectStatus(result, "failed");
-      // RLIMIT_AS refuses the allocation (MemoryError), or the cgroup's OOM killer ends it (SIGKILL: 128 + 9).
-      expect(result.stderr.includes("MemoryError") || result.exitCode === 137).toBe(true);
-    });
-  }
-
-  it("a Node memory bomb hits its heap cap", async () => {
-    const result = await probe("const kept = [];\nfor (;;) kept.push(new Array(1 << 20).fill(1));\n", {
-      script: "scripts/bomb.js",
-    });
-    expectStatus(result, "failed");
-    expect(result.stderr).toContain("heap out of memory");
-  });
-
-  it("filling /tmp stops at the file cap (EFBIG) and the tmpfs cap (ENOSPC)", async () => {
-    const mib = 1024 * 1024;
-    const result = await probe(
-      `${TRY}
-def fill(path, limit):
-    written = 0
-    try:
-        with open(path, "wb") as handle:
-            while written < limit:
-                handle.write(b"x" * 65536)
-                handle.flush()
-                written += 65536
-    except OSError as error:
-        return errno.errorcode.get(error.errno), written
-    return "ok", written
-one = fill("/tmp/one", 64 * 1024 * 1024)
-results = [fill(f"/tmp/many-{index}", 3 * 1024 * 1024) for index in range(8)]
-print(json.dumps({"one": one, "many": results}))
-`,
-      {
-        limits: { timeoutMs: 30_000, maxOutputBytes: 64 * 1024, fileSizeBytes: 4 * mib, tmpBytes: 12 * mib },
-      },
-    );
-    expectStatus(result, "ok");
-    const outcome = lastJson(result) as { one: [string, number]; many: [string, number][] };
-    expect(outcome.one).toEqual(["EFBIG", 4 * mib]);
-    expect(outcome.many.map(([code]) => code)).toContain("ENOSPC");
-    const total = 4 * mib + outcome.many.reduce((sum, [, written]) => sum + written, 0);
-    expect(total).toBeLessThanOrEqual(12 * mib);
-  });
-
-  it("a CPU spin past the timeout is timed_out and killed", async () => {
-    const result = await probe("print('spinning', flush=True)\nwhile True:\n    pass\n", {
-      limits: { timeoutMs: 1_500, maxOutputBytes: 64 * 1024 },
-    });
-    expectStatus(result, "timed_out");
-    expect(result.stdout).toBe("spinning\n");
-  });
-
-  it("a setsid daemon does not outlive the run", async () => {
-    const result = await probe(`
-import os, sys, time
-if os.fork() == 0:
-    os.setsid()
-    if os.fork() == 0:
-        sys.stdout.close()
-        time.sleep(60)
-        open("/tmp/daemon-was-here", "w").write("still running")
-        os._exit(0)
-    os._exit(0)
-time.sleep(0.2)
-print("parent done", flush=True)
-`);
-    expectStatus(result, "ok");
-    expect(result.stdout).toBe("parent done\n");
-  });
-
-  it("a stdout flood is capped and flagged", async () => {
-    const result = await probe("import sys\nfor _ in range(2000):\n    sys.stdout.write('y' * 8192)\n", {
-      limits: { timeoutMs: 30_000, maxOutputBytes: 10_000 },
-    });
-    expectStatus(result, "ok");
-    expect(result.stdout.length).toBe(10_000);
-    expect(result.stdoutTruncated).toBe(true);
-    expect(result.stderrTruncated).toBe(false);
-  });
-
-  it("an endless stdout flood is capped and ends at the timeout", async () => {
-    const result = await probe("while true; do echo flood; done\n", {
-      script: "scripts/flood.sh",
-      limits: { timeoutMs: 1_500, maxOutputBytes: 4_096 },
-    });
-    expectStatus(result, "timed_out");
-    expect(result.stdout.length).toBe(4_096);
-    expect(result.stdoutTruncated).toBe(true);
   });
 });
 

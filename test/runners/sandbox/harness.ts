@@ -218,3 +218,27 @@ export function expectStatus(result: SandboxRunResult, status: SandboxRunResult[
     `status (stderr: ${result.stderr.slice(0, 2000)}; message: ${result.message ?? ""})`,
   ).toBe(status);
 }
+
+/** A Python prelude for probes: `attempt(action)` is "ok" or the errno's name. */
+export const PYTHON_ATTEMPT = `
+import errno, json, os, sys
+def attempt(action):
+    try:
+        action()
+        return "ok"
+    except OSError as error:
+        return errno.errorcode.get(error.errno, str(error.errno))
+`;
+
+/** Runs a Python probe from a fresh snapshot and checks containment afterwards. */
+export async function probe(
+  source: string,
+  options: Parameters<typeof runScript>[2] & { files?: Record<string, string>; script?: string } = {},
+) {
+  const script = options.script ?? "scripts/probe.py";
+  const snapshot = snapshotOf({ [script]: source, ...options.files });
+  const before = hashOf(snapshot);
+  const result = await runScript(snapshot, script, options);
+  await expectContained(result, snapshot, before);
+  return result;
+}

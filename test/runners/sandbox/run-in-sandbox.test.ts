@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { hostCgroupSupport } from "../../../src/runners/sandbox/cgroup-detect.js";
 import { sandboxTools } from "../../../src/runners/sandbox/host-tools.js";
-import { type SandboxRunResult, sandboxPrerequisites } from "../../../src/runners/sandbox/run-in-sandbox.js";
+import { sandboxPrerequisites } from "../../../src/runners/sandbox/request-checks.js";
+import type { SandboxRunResult } from "../../../src/runners/sandbox/run-in-sandbox.js";
 import {
   cgroupsOfRun,
   expectContained,

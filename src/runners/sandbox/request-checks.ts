@@ -1,0 +1,157 @@
+import { chmodSync, lstatSync, mkdtempSync, realpathSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { extname, isAbsolute, join, normalize, posix } from "node:path";
+import type { RunResult } from "../contract.js";
+import { removeTree } from "../remove-tree.js";
+import { type BwrapFeatures, bwrapFeatures, type SandboxTools } from "./host-tools.js";
+import { SKILL_MOUNT } from "./layout.js";
+import * as messages from "./messages.js";
+import { type HostIdentity, reach } from "./reachability.js";
+import type { SandboxRunRequest } from "./run-in-sandbox.js";
+
+/**
+ * The checks a run passes before anything is spawned: the host's programs, the script's
+ * path and kind, the interpreter, and whether the sandbox user can reach the snapshot and the
+ * proxy socket (directly, or through the root-only portal).
+ */
+
+/** True when skillgate runs as root (and so drops to 65534 and may use the portal). */
+export function runsAsRoot(): boolean {
+  return process.getuid?.() === 0;
+}
+
+/** What the sandbox needs from the host, found; or the refusal that says what is missing. */
+export type HostReady =
+  | { ok: true; bwrap: string; features: BwrapFeatures; prlimit: string; shell: string }
+  | { ok: false; refusal: RunResult };
+
+/**
+ * Whether this host has what a sandboxed run needs: bubblewrap with the options used,
+ * prlimit and a shell under /usr, setpriv when running as root, socat for a proxy. A
+ * refusal names the missing program and how the host's owner installs it.
+ */
+export function sandboxPrerequisites(tools: SandboxTools, script: string, proxy: boolean): HostReady {
+  if (tools.bwrap === undefined) return { ok: false, refusal: messages.bubblewrapMissing(script) };
+  const features = bwrapFeatures(tools.bwrap);
+  if (features === undefined) return { ok: false, refusal: messages.bubblewrapMissing(script) };
+  if (features.missing.length > 0)
+    return { ok: false, refusal: messages.bubblewrapTooOld(script, features.version, features.missing) };
+  if (tools.prlimit === undefined) return { ok: false, refusal: messages.toolMissing(script, "prlimit") };
+  if (tools.shell === undefined) return { ok: false, refusal: messages.toolMissing(script, "sh") };
+  if (runsAsRoot() && tools.setpriv === undefined)
+    return { ok: false, refusal: messages.toolMissing(script, "setpriv") };
+  if (proxy && tools.socat === undefined)
+    return { ok: false, refusal: messages.proxyUnavailable(script, "socat is not installed") };
+  return { ok: true, bwrap: tools.bwrap, features, prlimit: tools.prlimit, shell: tools.shell };
+}
+
+/** The script's path inside the sandbox, or the refusal: a sandboxable kind, relative, no `..`. */
+export function checkScriptPath(script: string): string | RunResult {
+  if (!(messages.SANDBOXABLE_EXTENSIONS as readonly string[]).includes(extname(script).toLowerCase()))
+    return messages.notSandboxable(script);
+  const normalised = normalize(script);
+  if (
+    script.includes("\0") ||
+    isAbsolute(script) ||
+    normalised === ".." ||
+    normalised.startsWith("../") ||
+    normalised.split("/").includes("..")
+  )
+    return messages.invalidScript(script);
+  return posix.join(SKILL_MOUNT, normalised);
+}
+
+/** The interpreter must be an absolute path whose real file is under `/usr`, the only programs inside. */
+export function checkCommand(command: readonly string[], script: string): RunResult | undefined {
+  const program = command[0];
+  if (program === undefined || !isAbsolute(program)) return messages.invalidCommand(script, program ?? "");
+  try {
+    if (!realpathSync(program).startsWith("/usr/")) return messages.invalidCommand(script, program);
+  } catch {
+    return messages.invalidCommand(script, program);
+  }
+  return undefined;
+}
+
+/** A bind source: its resolved path, and whether it needs the portal. */
+export interface Source {
+  readonly path: string;
+  readonly portal: boolean;
+}
+
+export function resolveSources(
+  request: SandboxRunRequest,
+  identity: HostIdentity,
+  script: string,
+): { ok: true; skill: Source; socket?: Source } | { ok: false; refusal: RunResult } {
+  let folder: string;
+  try {
+    folder = realpathSync(request.snapshotFolder);
+  } catch {
+    return { ok: false, refusal: messages.snapshotUnreachable(script, "the snapshot folder does not exist") };
+  }
+  const scriptFile = join(folder, normalize(script));
+  if (lstatSync(scriptFile, { throwIfNoEntry: false })?.isFile() !== true)
+    return { ok: false, refusal: messages.invalidScript(script) };
+  const skill = sourceFor(folder, identity, "list");
+  if (skill === "denied" || reach(scriptFile, identity, "read") === "denied")
+    return {
+      ok: false,
+      refusal: messages.snapshotUnreachable(
+        script,
+        "its files are not readable by others (they must be 0444, folders 0555)",
+      ),
+    };
+  if (skill === "closed")
+    return {
+      ok: false,
+      refusal: messages.snapshotUnreachable(script, `${folder} is in a folder closed to it`),
+    };
+  if (request.network.mode !== "proxy") return { ok: true, skill };
+  const socketPath = request.network.socketPath;
+  let resolved: string;
+  try {
+    resolved = realpathSync(socketPath);
+  } catch {
+    return { ok: false, refusal: messages.proxyUnavailable(script, "its socket does not exist") };
+  }
+  if (lstatSync(resolved, { throwIfNoEntry: false })?.isSocket() !== true)
+    return { ok: false, refusal: messages.proxyUnavailable(script, "its socket path is not a socket") };
+  const socket = sourceFor(resolved, identity, "connect");
+  if (socket === "denied")
+    return {
+      ok: false,
+      refusal: messages.proxyUnavailable(script, "its socket is not writable by the sandbox user"),
+    };
+  if (socket === "closed")
+    return {
+      ok: false,
+      refusal: messages.proxyUnavailable(script, "its socket is in a folder closed to the sandbox user"),
+    };
+  return { ok: true, skill, socket };
+}
+
+/**
+ * A source the sandbox user can open by name is bound directly; one behind a closed folder
+ * goes through the portal when skillgate runs as root (only root can make it), and is
+ * refused otherwise; one whose own mode refuses the sandbox user is refused.
+ */
+function sourceFor(
+  path: string,
+  identity: HostIdentity,
+  access: "list" | "connect",
+): Source | "denied" | "closed" {
+  const answer = reach(path, identity, access);
+  if (answer === "ok") return { path, portal: false };
+  if (answer === "denied" || answer === "missing") return "denied";
+  return runsAsRoot() ? { path, portal: true } : "closed";
+}
+
+/** A fresh 0755 folder under the system's temporary folder, if the sandbox user can reach it. */
+export function portalFolder(identity: HostIdentity): string | undefined {
+  const folder = mkdtempSync(join(tmpdir(), "skillgate-portal-"));
+  chmodSync(folder, 0o755);
+  if (reach(folder, identity, "list") === "ok") return folder;
+  removeTree(folder);
+  return undefined;
+}
