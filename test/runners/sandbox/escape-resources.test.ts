@@ -1,4 +1,11 @@
+import { spawn } from "node:child_process";
+import { readdirSync, readlinkSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
+import {
+  detectCgroups,
+  hostCgroupSupport,
+  systemCgroupHost,
+} from "../../../src/runners/sandbox/cgroup-detect.js";
 import {
   expectContained,
   expectStatus,
@@ -177,5 +184,66 @@ print("parent done", flush=True)
     expectStatus(result, "timed_out");
     expect(result.stdout.length).toBe(4_096);
     expect(result.stdoutTruncated).toBe(true);
+  });
+
+  it("a skillgate process killed mid-run takes its sandbox with it", async () => {
+    // A separate Node process runs the sandbox and is SIGKILLed while the script sleeps:
+    // bubblewrap's --die-with-parent must end the sandbox without any help from skillgate.
+    const snapshot = snapshotOf({
+      "scripts/sleep.sh": 'echo "$(readlink /proc/self/ns/pid)"\nsleep 60\n',
+    });
+    const module = new URL("../../../src/runners/sandbox/run-in-sandbox.ts", import.meta.url).pathname;
+    const runner = spawn(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        "--input-type=module",
+        "-e",
+        `const { runInSandbox } = await import(${JSON.stringify(module)});
+         await runInSandbox({ snapshotFolder: ${JSON.stringify(snapshot)}, script: "scripts/sleep.sh",
+           command: ["/usr/bin/bash"], argumentsJson: "{}", limits: { timeoutMs: 60000, maxOutputBytes: 4096 },
+           network: { mode: "none" }, onOutput: (stream, text) => process.stdout.write(text) });`,
+      ],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    const namespace = await new Promise<string>((resolve, reject) => {
+      let text = "";
+      runner.stdout.on("data", (chunk: Buffer) => {
+        text += chunk.toString();
+        const line = /pid:\[\d+\]/.exec(text)?.[0];
+        if (line !== undefined) resolve(line);
+      });
+      runner.once("exit", () => reject(new Error(`the runner exited first: ${text}`)));
+    });
+    const inNamespace = (): number[] =>
+      readdirSync("/proc").flatMap((entry) => {
+        try {
+          return /^\d+$/.test(entry) && readlinkSync(`/proc/${entry}/ns/pid`) === namespace
+            ? [Number(entry)]
+            : [];
+        } catch {
+          return [];
+        }
+      });
+    expect(inNamespace().length).toBeGreaterThan(0);
+    runner.kill("SIGKILL");
+    const deadline = Date.now() + 5_000;
+    while (inNamespace().length > 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(inNamespace()).toEqual([]);
+    // Its cgroups (if any) are orphans now; the next detection in any skillgate process removes them.
+    if (runner.exitCode === null && runner.signalCode === null)
+      await new Promise((resolve) => runner.once("exit", resolve));
+    detectCgroups(systemCgroupHost());
+    const support = hostCgroupSupport();
+    const folders =
+      support.version === "v2"
+        ? [support.folder]
+        : support.version === "v1"
+          ? Object.values(support.folders)
+          : [];
+    for (const folder of folders)
+      expect(readdirSync(folder).filter((name) => name.startsWith(`skillgate-${runner.pid}-`))).toEqual([]);
   });
 });
