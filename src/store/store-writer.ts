@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { Diagnostic } from "../core/diagnostics.js";
 import { hashSkillFolder } from "../skill/content-hash.js";
 import { SKILL_FILE } from "../skill/read-skill-file.js";
+import { checkDraftWritable } from "./draft-guard.js";
 import {
   DraftLockedError,
   SkillChangedError,
@@ -387,18 +388,6 @@ function result(
     diagnostics,
     scriptWarnings,
   };
-}
-
-/**
- * Refuses an assistant's write to anything but its own untouched draft: a skill of another
- * source, a draft the owner enabled or wrote to (locked), an enabled one, or one edited by
- * hand (its folder no longer has the recorded hash).
- */
-function checkDraftWritable(name: string, entry: IndexEntry, currentHash: string): void {
-  if (entry.source !== "assistant") throw new DraftLockedError(name, "not_a_draft");
-  if (entry.locked === true) throw new DraftLockedError(name, "locked");
-  if (entry.enabled) throw new DraftLockedError(name, "enabled");
-  if (currentHash !== entry.hash) throw new DraftLockedError(name, "edited_by_hand");
 }
 
 async function exists(path: string): Promise<boolean> {

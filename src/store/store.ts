@@ -29,6 +29,7 @@ import { DEFAULT_LOCK_STALE_MS, DEFAULT_LOCK_WAIT_MS, type LockTiming } from "./
 import { checkRelativePath, checkSkillName } from "./paths.js";
 import { type ReconcileFinding, reconcileFolders } from "./reconcile.js";
 import { checkStagingFolder, createStaging, discardStaging } from "./staging.js";
+import { checkAuthor, checkEnabled, checkExpected, checkSource } from "./store-arguments.js";
 import type {
   ChangeResult,
   CreateOptions,
@@ -384,32 +385,4 @@ async function readSkill(
     skillFile,
     files,
   };
-}
-
-function checkSource(source: unknown): StoreSource {
-  if (!(STORE_SOURCES as readonly unknown[]).includes(source))
-    throw new StoreArgumentError("source", `source must be one of ${STORE_SOURCES.join(", ")}`);
-  return source as StoreSource;
-}
-
-function checkAuthor(author: unknown): WriteAuthor {
-  if (author !== "owner" && author !== "assistant")
-    throw new StoreArgumentError("author", "author must be owner or assistant");
-  return author;
-}
-
-function checkEnabled(enabled: boolean | undefined, source: StoreSource): boolean {
-  if (enabled === true && source !== "owner")
-    throw new StoreArgumentError(
-      "enabled",
-      `a skill from ${source} is saved disabled; enable it after review`,
-    );
-  return enabled === true;
-}
-
-function checkExpected(hash: unknown): string | undefined {
-  if (hash === undefined) return undefined;
-  if (typeof hash !== "string" || !/^[0-9a-f]{64}$/.test(hash))
-    throw new StoreArgumentError("hash", "a hash must be the full 64 hex digits of the content hash");
-  return hash;
 }
