@@ -5,7 +5,6 @@ import { hashSkillFolder } from "../skill/content-hash.js";
 import { SKILL_FILE } from "../skill/read-skill-file.js";
 import { checkDraftWritable } from "./draft-guard.js";
 import {
-  DraftLockedError,
   SkillChangedError,
   SkillExistsError,
   SkillNotFoundError,

@@ -16,13 +16,7 @@ import {
 } from "./errors.js";
 import { readOneFile } from "./file-sets.js";
 import { checkSkillFolder } from "./folder-check.js";
-import {
-  type IndexEntry,
-  readIndex,
-  readRevisionFile,
-  STORE_SOURCES,
-  type StoreSource,
-} from "./index-file.js";
+import { type IndexEntry, readIndex, readRevisionFile } from "./index-file.js";
 import { STAGING_FOLDER, TRASH_FOLDER } from "./journal.js";
 import { MAX_SKILLS } from "./limits.js";
 import { DEFAULT_LOCK_STALE_MS, DEFAULT_LOCK_WAIT_MS, type LockTiming } from "./lock.js";
@@ -41,7 +35,6 @@ import type {
   StoreSkill,
   StoreSkillSummary,
   UpdateOptions,
-  WriteAuthor,
 } from "./store-types.js";
 import { StoreWriter, type WriteContext } from "./store-writer.js";
 
