@@ -1,3 +1,4 @@
+import { find } from "../catalog/find.js";
 import { searchSkills } from "../catalog/search.js";
 import { skillIndex } from "../catalog/skill-index.js";
 import { effectiveSchema, type JsonSchema } from "../skill/parameters-schema.js";
@@ -147,11 +148,8 @@ function readSkillTool(environment: SkillToolsEnvironment): ToolDefinition<{ nam
     prepare: (raw) => readInput(inputSchema, raw, "read", "read a skill's instructions"),
     execute: async ({ name }) => {
       const skills = environment.view.offered();
-      const exact = skills.find((skill) => skill.name === name);
-      const matches = exact ? [exact] : skills.filter((skill) => skill.name.startsWith(name));
-      const chosen = matches.length === 1 ? matches : skills.filter((skill) => skill.name.includes(name));
-      const skill =
-        exact ?? (matches.length === 1 ? matches[0] : chosen.length === 1 ? chosen[0] : undefined);
+      // Exact, then unique prefix, then unique substring; ambiguity finds nothing (seed 003's find).
+      const skill = find(skills, name);
       if (skill === undefined) {
         return `HOST: no single skill matches ${JSON.stringify(name)}. Skills: ${skills.map((item) => item.name).join(", ") || "(none)"}.`;
       }

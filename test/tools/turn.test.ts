@@ -264,3 +264,29 @@ describe("approval requests expire", () => {
     expect(runner.requests).toEqual([]);
   });
 });
+
+describe("read_skill finds as seed 003's find does", () => {
+  it("exact, unique prefix, unique substring; an ambiguous prefix finds nothing and lists the skills", async () => {
+    const tree = makeTree();
+    const folders = isolatedFolders(tree);
+    const project = join(tree, "project");
+    const skills = join(project, ".agents", "skills");
+    for (const name of ["edit", "editor", "notebook-tests"])
+      writeSkill(skills, name, { body: `Body of ${name}.` });
+    const catalog = createCatalog({ ...folders, roots: [project], builtins: false });
+    const turn = createTurn(
+      { discover: () => catalog.discover(), broker: new Broker(), runner: new FakeRunner() },
+      { chatId: "c" },
+    );
+    expect((await turn.call("read_skill", { name: "edit" })).text).toContain('<skill name="edit">');
+    expect((await turn.call("read_skill", { name: "notebook" })).text).toContain(
+      '<skill name="notebook-tests">',
+    );
+    expect((await turn.call("read_skill", { name: "tests" })).text).toContain(
+      '<skill name="notebook-tests">',
+    );
+    expect((await turn.call("read_skill", { name: "edi" })).text).toBe(
+      'HOST: no single skill matches "edi". Skills: edit, editor, notebook-tests.',
+    );
+  });
+});
