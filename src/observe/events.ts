@@ -22,7 +22,9 @@ export type CallStatus =
   | "declined"
   | "expired"
   | "timed_out"
-  | "interrupted";
+  | "interrupted"
+  /** The call needs a person's answer that will come out of band (`skillgate approve ID`); it did not run. */
+  | "awaiting_approval";
 
 /** One line of the audit log. */
 export interface AuditEvent {
@@ -41,7 +43,7 @@ export interface AuditEvent {
   readonly rule?: string;
   readonly decision?: "allow" | "ask" | "deny";
   /** The answer to an approval request. */
-  readonly answer?: "once" | "always-chat" | "always-job" | "decline" | "expired";
+  readonly answer?: "once" | "always-chat" | "always-job" | "decline" | "expired" | "deferred";
   readonly status?: CallStatus;
   readonly latencyMs?: number;
   /** A stable error code or class name for failures; never a message with user content. */

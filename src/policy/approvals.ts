@@ -25,6 +25,11 @@ export interface ApprovalRequest {
   readonly detail?: string;
   /** An id of what is approved (an edit plan's id), for approving it elsewhere. */
   readonly reference?: string;
+  /**
+   * SHA-256 of the call's normalised input as canonical JSON: an answer given out of band
+   * applies to a later call only when its input has the same digest.
+   */
+  readonly inputDigest?: string;
   /** The answers offered: `edit_skill` is never offered "always". */
   readonly options: readonly ApprovalAnswer[];
   readonly createdAt: number;

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type Clock, systemClock } from "../core/clock.js";
 import { describeError, isSkillgateError } from "../core/errors.js";
+import { canonicalJson, sha256Hex } from "../core/hashing.js";
 import type { AuditEvent, AuditSink, CallStatus } from "../observe/events.js";
 import { type ApprovalAnswer, ApprovalBook, type ApprovalRequest } from "../policy/approvals.js";
 import { type PolicyDecision, PolicyTable } from "../policy/decide.js";
@@ -9,8 +10,13 @@ import type { TurnMode } from "../policy/tiers.js";
 import { grant as grantKey } from "../skill/content-hash.js";
 import type { AnyTool, CallSubject, ToolOutput } from "./tool.js";
 
-/** Asks a person about a call. Resolves with their answer, or `expired` when nobody answered in time. */
-export type Approver = (request: ApprovalRequest) => Promise<ApprovalAnswer | "expired">;
+/**
+ * Asks a person about a call. Resolves with their answer, `expired` when nobody answered in
+ * time, or `deferred` when the answer will come out of band (the owner runs
+ * `skillgate approve ID`): the call then does not run and the model is told to make the same
+ * call again once approved.
+ */
+export type Approver = (request: ApprovalRequest) => Promise<ApprovalAnswer | "expired" | "deferred">;
 
 /** Counts a chat's or job's calls that ended badly (the chat log implements it). */
 export interface OutcomeRecorder {
@@ -152,7 +158,9 @@ export class Broker {
       } catch (error) {
         return finish(subject, hostText(error), "refused", decision, errorKind(error));
       }
-      const answer = await this.#ask(scope, tool.name, subject, grant, approval, event);
+      const answer = await this.#ask(scope, tool.name, subject, grant, approval, prepared.input, event);
+      if (typeof answer === "object")
+        return finish(subject, awaitingText(answer.deferred), "awaiting_approval", decision);
       if (answer === "expired")
         return finish(
           subject,
@@ -196,8 +204,9 @@ export class Broker {
     subject: CallSubject,
     grant: string | undefined,
     approval: { detail: string; reference: string } | undefined,
+    input: unknown,
     event: (type: AuditEvent["type"], subject: CallSubject, extra?: Partial<AuditEvent>) => void,
-  ): Promise<ApprovalAnswer | "expired"> {
+  ): Promise<ApprovalAnswer | "expired" | { deferred: string }> {
     const request = this.approvals.open({
       tool,
       tier: subject.tier,
@@ -207,6 +216,7 @@ export class Broker {
       ...(subject.hash !== undefined ? { hash: subject.hash } : {}),
       ...(grant !== undefined ? { grant } : {}),
       ...(approval !== undefined ? { detail: approval.detail, reference: approval.reference } : {}),
+      inputDigest: sha256Hex(canonicalJson(input ?? null)),
     });
     event("approval-requested", subject);
     let answer: ApprovalAnswer | "expired" | "invalid";
@@ -214,6 +224,10 @@ export class Broker {
       const given = this.#options.approve
         ? await withDeadline(this.#options.approve(request), request.expiresAt - request.createdAt)
         : "decline";
+      if (given === "deferred") {
+        event("approval-answered", subject, { answer: "deferred" });
+        return { deferred: request.id };
+      }
       answer = given === "expired" ? "expired" : this.approvals.answer(request.id, given);
     } catch {
       answer = "decline";
@@ -234,10 +248,10 @@ export class Broker {
 }
 
 /** The approver's answer, or `expired` once the request's life has run out in real time. */
-async function withDeadline(
-  answer: Promise<ApprovalAnswer | "expired">,
+async function withDeadline<Answer extends string>(
+  answer: Promise<Answer>,
   lifeMs: number,
-): Promise<ApprovalAnswer | "expired"> {
+): Promise<Answer | "expired"> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<"expired">((resolve) => {
     timer = setTimeout(() => resolve("expired"), Math.max(0, lifeMs));
@@ -248,6 +262,11 @@ async function withDeadline(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** What the model is told when the person will answer out of band. */
+function awaitingText(requestId: string): string {
+  return `HOST: this call needs the owner's approval and did not run. Approval request ${requestId} is waiting; the owner answers it with \`skillgate approve ${requestId}\` (or \`skillgate decline ${requestId}\`). Once it is approved, make exactly the same call again.`;
 }
 
 function skillFields(subject: CallSubject): Partial<AuditEvent> {

@@ -10,7 +10,7 @@ import { Broker } from "../../src/tools/broker.js";
 import { createTurn } from "../../src/tools/turn.js";
 import { isolatedFolders, makeTree, writeSkill } from "../helpers/skill-tree.js";
 
-function setup(answers: Array<ApprovalAnswer | "expired"> = []) {
+function setup(answers: Array<ApprovalAnswer | "expired" | "deferred"> = []) {
   const tree = makeTree();
   const folders = isolatedFolders(tree);
   const project = join(tree, "project");
@@ -162,6 +162,33 @@ describe("a turn", () => {
       text: expect.stringMatching(/^HOST: the approval request expired/),
     });
     expect(runner.requests).toEqual([]);
+  });
+
+  it("a deferred ask does not run and tells the model the request id and how the owner approves it", async () => {
+    const { turn, runner, asked, events } = setup(["deferred"]);
+    const result = await turn().call("run_skill_script", {
+      skill: "backup",
+      script: "scripts/backup.py",
+      arguments: { b: 1, a: 2 },
+    });
+    const id = asked[0]?.id ?? "";
+    expect(result.status).toBe("awaiting_approval");
+    expect(result.text).toMatch(/^HOST: this call needs the owner's approval/);
+    expect(result.text).toContain(`skillgate approve ${id}`);
+    expect(runner.requests).toEqual([]);
+    expect(asked[0]?.inputDigest).toMatch(/^[0-9a-f]{64}$/);
+    expect(events.find((event) => event.type === "approval-answered")?.answer).toBe("deferred");
+  });
+
+  it("the input digest of an approval request ignores key order and changes with any value", async () => {
+    const { turn, asked } = setup(["decline", "decline", "decline"]);
+    const call = (args: Record<string, number>) =>
+      turn().call("run_skill_script", { skill: "backup", script: "scripts/backup.py", arguments: args });
+    await call({ a: 1, b: 2 });
+    await call({ b: 2, a: 1 });
+    await call({ a: 1, b: 3 });
+    expect(asked[0]?.inputDigest).toBe(asked[1]?.inputDigest);
+    expect(asked[2]?.inputDigest).not.toBe(asked[0]?.inputDigest);
   });
 
   it("a skill disabled mid-turn answers HOST: that skill is no longer enabled.", async () => {
