@@ -37,6 +37,7 @@ function listChats(
   };
   return {
     name: "list_chats",
+    tier: "read",
     description:
       "List recent chats and jobs with how many of their calls were declined, expired, failed or timed out: good places to look for a skill that is missing. " +
       'Send {} or {"withIssuesOnly": true, "limit": 20}. Chats already reviewed are left out unless you send "includeReviewed": true.',
@@ -78,6 +79,7 @@ function readChatTranscript(
   };
   return {
     name: "read_chat_transcript",
+    tier: "read",
     description:
       'Read one chat\'s transcript to see what the person needed. Send {"chat": "CHAT_ID"}. Long transcripts are cut, with a note saying what is missing.',
     inputSchema,
@@ -108,6 +110,7 @@ function markChatsReviewed(environment: ChatToolsEnvironment): ToolDefinition<{ 
   };
   return {
     name: "mark_chats_reviewed",
+    tier: "draft",
     description:
       'Record that you reviewed chats for skill ideas, so the next review skips them. Send {"chats": ["CHAT_ID", ...]}.',
     inputSchema,

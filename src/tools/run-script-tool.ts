@@ -59,6 +59,7 @@ const inputSchema: JsonSchema = {
 export function runScriptTool(environment: RunScriptEnvironment): ToolDefinition<RunScriptInput> {
   return {
     name: "run_skill_script",
+    tier: "by-skill",
     description:
       "Run one of a skill's scripts. Read the skill with load_skill first: it lists the scripts and the JSON Schema of their arguments. " +
       'Send {"skill": "NAME", "script": "scripts/FILE", "arguments": {...}} with arguments as a JSON object, for example ' +

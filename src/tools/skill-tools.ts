@@ -69,6 +69,7 @@ function loadSkill(environment: SkillToolsEnvironment): ToolDefinition<{ skill: 
   };
   return {
     name: "load_skill",
+    tier: "read",
     description:
       'Read a skill\'s instructions before doing the work it covers. Send {"skill": "NAME"}, for example {"skill": "json-tools"}. ' +
       "The answer is the skill's SKILL.md body, then <available_scripts> listing each script you can run with run_skill_script and the JSON Schema of its arguments, then the skill's other files you can read with read_skill_resource.",
@@ -109,6 +110,7 @@ function readSkillResource(
   };
   return {
     name: "read_skill_resource",
+    tier: "read",
     description:
       'Read one file of a skill, such as a reference document load_skill listed. Send {"skill": "NAME", "path": "references/guide.md"}. ' +
       "Only the skill's own files can be read; paths are relative to the skill folder. Files over 64 KiB are cut with a note.",
@@ -141,6 +143,7 @@ function readSkillTool(environment: SkillToolsEnvironment): ToolDefinition<{ nam
   };
   return {
     name: "read_skill",
+    tier: "read",
     description:
       'Read a skill\'s instructions by name. Send {"name": "NAME"}; a unique start or part of a name also works, for example {"name": "cron"}. ' +
       "If the name matches several skills or none, the answer lists the skills that exist.",
@@ -172,6 +175,7 @@ function searchSkillsTool(
   };
   return {
     name: "search_skills",
+    tier: "read",
     description:
       'Find skills that are not in the skill index. Send {"query": "a few words about the task"}, for example {"query": "cron schedule next run"}. ' +
       "The answer lists matching skills, best first, with their descriptions; then read one with load_skill.",
@@ -189,6 +193,7 @@ function refreshSkills(environment: SkillToolsEnvironment): ToolDefinition<Recor
   const inputSchema: JsonSchema = { type: "object", properties: {}, additionalProperties: false };
   return {
     name: "refresh_skills",
+    tier: "read",
     description:
       "Reload the list of enabled skills after the owner changed them. Send {}. The answer says which skills were added or removed.",
     inputSchema,

@@ -30,6 +30,7 @@ function listSkills(environment: StoreToolsEnvironment): ToolDefinition<{ includ
   };
   return {
     name: "list_skills",
+    tier: "read",
     description:
       "List the skills in the store: enabled and built-in ones, with author, runner and tier; drafts also show the chats they came from and why. " +
       'Send {} or {"includeDisabled": true} to include disabled skills and drafts.',
@@ -77,6 +78,7 @@ function getSkill(environment: StoreToolsEnvironment): ToolDefinition<{ skill: s
   };
   return {
     name: "get_skill",
+    tier: "read",
     description:
       'Read a stored skill, enabled or not, without running anything. Send {"skill": "NAME"} for its SKILL.md and file list, ' +
       'or {"skill": "NAME", "path": "scripts/run.py"} for one file.',
@@ -147,6 +149,7 @@ function draftSkillTool(
   };
   return {
     name: "draft_skill",
+    tier: "draft",
     description:
       "Write a new skill as a draft for the owner to review; it is saved disabled and cannot run until they enable it. " +
       'Send {"name": "disk-report", "description": "Report disk usage. Use when asked about free space.", "body": "# Disk report\\n...", ' +
@@ -214,6 +217,7 @@ function editSkillTool(
   };
   return {
     name: "edit_skill",
+    tier: "skill-edit",
     description:
       "Propose a change to an existing skill. The owner sees a diff of exactly your change and approves or declines it; nothing changes before that. " +
       'Send {"skillName": "backup-check", "files": {"scripts/check.py": "...whole new text..."}, "reason": "Also check the second disk."}. ' +

@@ -33,6 +33,12 @@ export type PreparedCall<Input> =
  */
 export interface ToolDefinition<Input = Record<string, JsonValue>> {
   readonly name: string;
+  /**
+   * The tier of every call of this tool, or `by-skill` when a call takes the tier of the
+   * skill it names (`run_skill_script`). Surfaces derive hints from it (MCP's `readOnlyHint`);
+   * the policy always decides on each call's own subject.
+   */
+  readonly tier: ToolTier | "by-skill";
   /** Written for small models: what to send, exactly, with an example. */
   readonly description: string;
   /** The JSON Schema a client validates the input with (MCP, the AI SDK). */
