@@ -11,8 +11,12 @@ export interface CatalogOptions extends FolderOptions {
   readonly roots?: readonly string[];
   /** A configuration to use instead of reading `<config>/config.yaml`. */
   readonly configuration?: SkillgateConfig;
-  /** Skills passed in by the caller, at the highest precedence. */
-  readonly extra?: readonly Skill[];
+  /**
+   * Skills passed in by the caller, at the highest precedence: a list, or a function giving
+   * the current list (extensions' skills change on reload). Return the same array while
+   * nothing changed: discovery reuses its decisions only for an identical list.
+   */
+  readonly extra?: readonly Skill[] | (() => readonly Skill[]);
   /** npm packages that publish skills, besides those in the configuration. */
   readonly packages?: readonly string[];
   /** Include the built-in skills (default true). */
@@ -55,7 +59,9 @@ export function createCatalog(options: CatalogOptions = {}): Catalog {
         folders,
         config: currentConfig(),
         roots,
-        ...(options.extra !== undefined ? { extra: options.extra } : {}),
+        ...(options.extra !== undefined
+          ? { extra: typeof options.extra === "function" ? options.extra() : options.extra }
+          : {}),
         ...(options.packages !== undefined ? { packages: options.packages } : {}),
         ...(options.builtins !== undefined ? { builtins: options.builtins } : {}),
         ...(options.store !== undefined ? { store: options.store } : {}),
