@@ -59,7 +59,11 @@ export type ErrorCode =
   | "plan_expired"
   | "too_many_plans"
   // The chat log, see docs/audit.md.
-  | "chat_log_unreadable";
+  | "chat_log_unreadable"
+  // Extensions and hooks, see docs/extensions.md.
+  | "unknown_event"
+  | "invalid_extension"
+  | "unknown_command";
 
 /** The base of every error skillgate throws on purpose. */
 export class SkillgateError<Data extends object = Record<string, unknown>> extends Error {
