@@ -63,7 +63,13 @@ export type ErrorCode =
   // Extensions and hooks, see docs/extensions.md.
   | "unknown_event"
   | "invalid_extension"
-  | "unknown_command";
+  | "unknown_command"
+  // Out-of-band approvals (the approval queue), see docs/approvals.md.
+  | "approval_not_found"
+  | "approval_expired"
+  | "approval_answer_not_offered"
+  | "approval_already_answered"
+  | "approval_queue_full";
 
 /** The base of every error skillgate throws on purpose. */
 export class SkillgateError<Data extends object = Record<string, unknown>> extends Error {
