@@ -112,7 +112,7 @@ function signature(skill: Skill, folders: Map<string, FolderState>, now: () => n
   const lookedAt = now();
   const stamped = folderStamp(skill.directory, lookedAt);
   const state: FolderState =
-    before !== undefined && before.settled && before.stamp === stamped.stamp
+    before?.settled && before.stamp === stamped.stamp
       ? before
       : { ...stamped, hash: hashSkillFolder(skill.directory).hash };
   folders.set(skill.directory, state);
