@@ -9,6 +9,7 @@ import {
 } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, delimiter, extname, isAbsolute, join } from "node:path";
+import { stripTypes } from "../core/strip-types.js";
 import type { ScriptLanguage } from "../skill/scripts.js";
 import type { RunResult } from "./contract.js";
 import { refusal } from "./refusal.js";
@@ -136,8 +137,6 @@ function ok(command: string, args: string[]): { ok: true; command: ScriptCommand
   return { ok: true, command: { command, args } };
 }
 
-type TypeScriptModule = typeof import("typescript");
-let loaded: Promise<TypeScriptModule> | undefined;
 const requireHere = createRequire(import.meta.url);
 
 function typescriptInstalled(): boolean {
@@ -151,23 +150,11 @@ function typescriptInstalled(): boolean {
 
 /** Strips a `.ts` file's types into `<work>/.skillgate-ts/<name>.mjs` and returns that path. */
 export async function transpileTypeScript(scriptFile: string, workFolder: string): Promise<string> {
-  loaded ??= import("typescript").then(
-    (module) => ((module as { default?: TypeScriptModule }).default ?? module) as TypeScriptModule,
-  );
-  const ts = await loaded;
-  const output = ts.transpileModule(readFileSync(scriptFile, "utf8"), {
-    fileName: basename(scriptFile),
-    compilerOptions: {
-      target: ts.ScriptTarget.ES2022,
-      module: ts.ModuleKind.ESNext,
-      sourceMap: false,
-      inlineSourceMap: false,
-    },
-  });
+  const output = await stripTypes(readFileSync(scriptFile, "utf8"), basename(scriptFile));
   const folder = join(workFolder, ".skillgate-ts");
   mkdirSync(folder, { recursive: true, mode: 0o700 });
   const target = join(folder, `${basename(scriptFile, extname(scriptFile))}.mjs`);
-  writeFileSync(target, output.outputText, { mode: 0o400 });
+  writeFileSync(target, output, { mode: 0o400 });
   return target;
 }
 
