@@ -4,6 +4,11 @@ import { parseDocument } from "yaml";
 import { InvalidConfigError } from "../core/errors.js";
 import { DEFAULT_INDEX_BUDGET, MAX_YAML_ALIAS_COUNT } from "../core/limits.js";
 import { isPlainObject } from "../core/safe-json.js";
+import {
+  DEFAULT_EXTENSIONS_CONFIG,
+  type ExtensionsConfig,
+  readExtensionsConfig,
+} from "./extensions-config.js";
 import { DEFAULT_POLICY_CONFIG, type PolicyConfig, readPolicyConfig } from "./policy-config.js";
 import { DEFAULT_RUNNERS_CONFIG, type RunnersConfig, readRunnersConfig } from "./runners-config.js";
 
@@ -32,6 +37,8 @@ export interface SkillgateConfig {
   readonly policy: PolicyConfig;
   /** Skills trusted to run on the host, default run limits, snapshots kept. */
   readonly runners: RunnersConfig;
+  /** The project opt-in for extensions and hooks, more extension paths, shell hook limits. */
+  readonly extensions: ExtensionsConfig;
 }
 
 /** The configuration used when there is no file. */
@@ -40,6 +47,7 @@ export const DEFAULT_CONFIG: SkillgateConfig = {
   index: { budget: DEFAULT_INDEX_BUDGET },
   policy: DEFAULT_POLICY_CONFIG,
   runners: DEFAULT_RUNNERS_CONFIG,
+  extensions: DEFAULT_EXTENSIONS_CONFIG,
 };
 
 /**
@@ -84,8 +92,10 @@ export function parseConfig(text: string, file: string): SkillgateConfig {
   const index = section(value, "index", problems);
   const policy = readPolicyConfig(section(value, "policy", problems), problems);
   const runners = readRunnersConfig(section(value, "runners", problems), problems);
+  const extensions = readExtensionsConfig(section(value, "extensions", problems), problems);
   for (const key of Object.keys(value)) {
-    if (!["skills", "index", "policy", "runners"].includes(key)) problems.push(`unknown key "${key}"`);
+    if (!["skills", "index", "policy", "runners", "extensions"].includes(key))
+      problems.push(`unknown key "${key}"`);
   }
   const config: SkillgateConfig = {
     skills: {
@@ -98,6 +108,7 @@ export function parseConfig(text: string, file: string): SkillgateConfig {
     index: { budget: positiveInteger(index, "budget", "index", DEFAULT_INDEX_BUDGET, problems) },
     policy,
     runners,
+    extensions,
   };
   for (const key of Object.keys(skills)) {
     if (!["disabled", "hidden", "user_folders", "project_folders", "packages"].includes(key)) {

@@ -1,4 +1,4 @@
-import { isPlainObject } from "../core/safe-json.js";
+import { bounded, mapping, unknownKeys } from "./config-fields.js";
 
 /** The `runners` section of config.yaml: who may run unconfined, default limits, snapshots kept. */
 export interface RunnersConfig {
@@ -66,47 +66,10 @@ export function readRunnersConfig(section: Record<string, unknown>, problems: st
   };
 }
 
-function mapping(
-  value: Record<string, unknown>,
-  key: string,
-  parent: string,
-  problems: string[],
-): Record<string, unknown> {
-  const inner = value[key];
-  if (inner === undefined || inner === null) return {};
-  if (isPlainObject(inner)) return inner;
-  problems.push(`"${parent}.${key}" must be a mapping`);
-  return {};
-}
-
-function unknownKeys(
-  value: Record<string, unknown>,
-  where: string,
-  known: readonly string[],
-  problems: string[],
-): void {
-  for (const key of Object.keys(value))
-    if (!known.includes(key)) problems.push(`unknown key "${where}.${key}"`);
-}
-
 function names(value: unknown, where: string, problems: string[]): string[] {
   if (value === undefined || value === null) return [];
   if (Array.isArray(value) && value.every((item) => typeof item === "string" && item.trim().length > 0))
     return value;
   problems.push(`"${where}" must be a list of skill names or globs`);
   return [];
-}
-
-function bounded(
-  value: unknown,
-  where: string,
-  bounds: { readonly min: number; readonly max: number },
-  fallback: number,
-  problems: string[],
-): number {
-  if (value === undefined || value === null) return fallback;
-  if (typeof value === "number" && Number.isInteger(value) && value >= bounds.min && value <= bounds.max)
-    return value;
-  problems.push(`"${where}" must be a whole number from ${bounds.min} to ${bounds.max}`);
-  return fallback;
 }

@@ -39,6 +39,7 @@ describe("loadConfig", () => {
         limits: { timeoutSeconds: 60, maxOutputBytes: 65536 },
         snapshots: { keep: 50 },
       },
+      extensions: { project: false, paths: [], hooks: { timeoutSeconds: 10, maxOutputBytes: 65536 } },
     });
   });
 
@@ -92,6 +93,7 @@ describe("parseConfig", () => {
       index: { budget: 4000 },
       policy: { rules: [], approvalTtlSeconds: 600 },
       runners: DEFAULT_CONFIG.runners,
+      extensions: DEFAULT_CONFIG.extensions,
     });
   });
 
