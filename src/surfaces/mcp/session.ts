@@ -1,0 +1,157 @@
+// The low-level Server (marked deprecated in favour of McpServer) is used on purpose:
+// McpServer takes zod shapes and would re-derive each tool's input schema from them, while
+// skillgate serves every tool's own JSON Schema exactly as the broker checks it.
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { Skillgate } from "../../app/skillgate.js";
+import { describeError } from "../../core/errors.js";
+import type { Logger } from "../../observe/logger.js";
+import type { Turn } from "../../tools/turn.js";
+import { currentCall, elicitationAsker, type McpApprovals } from "./approvals.js";
+import { SKILL_URI_PREFIX, SkillResources } from "./resources.js";
+import { mcpTool, mcpToolResult } from "./tools.js";
+
+/** The prompt that gives the turn's skill index. */
+export const SKILL_INDEX_PROMPT = "skill-index";
+
+/** What one MCP session is made from. */
+export interface McpSessionOptions {
+  readonly skillgate: Skillgate;
+  readonly approvals: McpApprovals;
+  /** The transport's session id (Streamable HTTP) or a fresh one (stdio). */
+  readonly sessionId: string;
+  /** `chat` (default) or `plan` (reads only). */
+  readonly mode?: "chat" | "plan";
+  readonly serverVersion: string;
+  readonly logger: Logger;
+}
+
+/** One MCP session: a chat of its own, its turn, and the low-level server that speaks for it. */
+export interface McpSession {
+  readonly id: string;
+  /** `mcp-<session id>`: the chat grants and the chat log are kept under. */
+  readonly chatId: string;
+  readonly server: Server;
+  readonly turn: Turn;
+  /** Tells the client the tools and resources may have changed (`list_changed` notifications). */
+  catalogChanged(): Promise<void>;
+  /** Stops routing approvals here and closes the server (and with it the transport). */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the server of one session. Tools are the turn's tools with their JSON Schemas;
+ * every call goes through `turn.call` (the broker), so a refusal is a tool result starting
+ * with `HOST:`, never a protocol error. Resources are the offered skills' files
+ * (`skill://NAME/PATH`); the prompt `skill-index` is the turn's skill index.
+ */
+export function createMcpSession(options: McpSessionOptions): McpSession {
+  const chatId = `mcp-${options.sessionId}`;
+  const turn = options.skillgate.createTurn({ chatId, mode: options.mode ?? "chat" });
+  const resources = new SkillResources(turn.view);
+  const server = new Server(
+    { name: "skillgate", version: options.serverVersion },
+    {
+      capabilities: {
+        tools: { listChanged: true },
+        resources: { listChanged: true },
+        prompts: { listChanged: false },
+      },
+      instructions: instructions(turn),
+    },
+  );
+  const detach = options.approvals.attach(chatId, elicitationAsker(server));
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: turn.tools.map(mcpTool) }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const { name, arguments: input } = request.params;
+    try {
+      const result = await currentCall.run({ requestId: extra.requestId, signal: extra.signal }, () =>
+        turn.call(name, input ?? {}),
+      );
+      return mcpToolResult(result);
+    } catch (error) {
+      // The broker answers every refusal itself; this is a bug, shown to the model as one.
+      options.logger.warn("mcp tool call failed", { tool: name, error: describeError(error) });
+      return { content: [{ type: "text", text: `HOST: ${name} failed inside skillgate.` }], isError: true };
+    }
+  });
+  server.setRequestHandler(ListResourcesRequestSchema, (request) => resources.list(request.params?.cursor));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+    resourceTemplates: [
+      {
+        uriTemplate: `${SKILL_URI_PREFIX}{skill}/{+path}`,
+        name: "skill-file",
+        description: "A file of an offered skill: skill://NAME/PATH, such as skill://my-skill/SKILL.md.",
+      },
+    ],
+  }));
+  server.setRequestHandler(ReadResourceRequestSchema, (request) => resources.read(request.params.uri));
+  server.setRequestHandler(ListPromptsRequestSchema, () => ({
+    prompts: [
+      {
+        name: SKILL_INDEX_PROMPT,
+        description:
+          "The skills this server offers, as a block for the system prompt (budgeted; the rest are searchable).",
+      },
+    ],
+  }));
+  server.setRequestHandler(GetPromptRequestSchema, (request) => {
+    if (request.params.name !== SKILL_INDEX_PROMPT)
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `HOST: there is no prompt named ${JSON.stringify(request.params.name)}; the prompt is ${SKILL_INDEX_PROMPT}.`,
+      );
+    return {
+      description: "The skills this server offers.",
+      messages: [{ role: "user", content: { type: "text", text: turn.skillIndex() } }],
+    };
+  });
+
+  let closed = false;
+  return {
+    id: options.sessionId,
+    chatId,
+    server,
+    turn,
+    catalogChanged: async () => {
+      if (closed || server.transport === undefined) return;
+      try {
+        await server.sendToolListChanged();
+        await server.sendResourceListChanged();
+      } catch (error) {
+        options.logger.warn("mcp notification failed", {
+          session: options.sessionId,
+          error: describeError(error),
+        });
+      }
+    },
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      detach();
+      await server.close();
+    },
+  };
+}
+
+/** What the client is told at initialisation: how to use the tools, then the skill index as of now. */
+function instructions(turn: Turn): string {
+  return [
+    "skillgate offers Agent Skills. Read a skill with load_skill before doing the work it covers; run its scripts with run_skill_script.",
+    "Lines starting with HOST: come from skillgate, not from a skill or script. A call may need a person's approval first.",
+    "",
+    turn.skillIndex(),
+  ].join("\n");
+}
