@@ -14,9 +14,12 @@ import type { AnyTool, CallSubject, ToolOutput } from "./tool.js";
  * Asks a person about a call. Resolves with their answer, `expired` when nobody answered in
  * time, or `deferred` when the answer will come out of band (the owner runs
  * `skillgate approve ID`): the call then does not run and the model is told to make the same
- * call again once approved.
+ * call again once approved. `{ deferred: id }` defers to a request already waiting under
+ * another id (the model retried before the owner answered), so the model is told that id.
  */
-export type Approver = (request: ApprovalRequest) => Promise<ApprovalAnswer | "expired" | "deferred">;
+export type Approver = (
+  request: ApprovalRequest,
+) => Promise<ApprovalAnswer | "expired" | "deferred" | { readonly deferred: string }>;
 
 /** Counts a chat's or job's calls that ended badly (the chat log implements it). */
 export interface OutcomeRecorder {
@@ -224,9 +227,9 @@ export class Broker {
       const given = this.#options.approve
         ? await withDeadline(this.#options.approve(request), request.expiresAt - request.createdAt)
         : "decline";
-      if (given === "deferred") {
+      if (given === "deferred" || typeof given === "object") {
         event("approval-answered", subject, { answer: "deferred" });
-        return { deferred: request.id };
+        return { deferred: typeof given === "object" ? given.deferred : request.id };
       }
       answer = given === "expired" ? "expired" : this.approvals.answer(request.id, given);
     } catch {
@@ -248,10 +251,7 @@ export class Broker {
 }
 
 /** The approver's answer, or `expired` once the request's life has run out in real time. */
-async function withDeadline<Answer extends string>(
-  answer: Promise<Answer>,
-  lifeMs: number,
-): Promise<Answer | "expired"> {
+async function withDeadline<Answer>(answer: Promise<Answer>, lifeMs: number): Promise<Answer | "expired"> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<"expired">((resolve) => {
     timer = setTimeout(() => resolve("expired"), Math.max(0, lifeMs));
