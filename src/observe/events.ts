@@ -8,6 +8,8 @@ import type { ToolTier } from "../policy/tiers.js";
 export type AuditEventType =
   | "tool-call-classified"
   | "policy-decided"
+  /** An extension's hook or approval policy narrowed the rules' decision (allow → ask/deny, ask → deny). */
+  | "policy-narrowed"
   | "approval-requested"
   | "approval-answered"
   | "tool-call-finished"

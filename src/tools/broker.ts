@@ -8,6 +8,7 @@ import { type PolicyDecision, PolicyTable } from "../policy/decide.js";
 import { type GrantScope, type GrantStore, MemoryGrantStore } from "../policy/grants.js";
 import type { TurnMode } from "../policy/tiers.js";
 import { grant as grantKey } from "../skill/content-hash.js";
+import { type BeforeToolVerdict, type CallHooks, narrowByHooks } from "./call-hooks.js";
 import type { AnyTool, CallSubject, ToolOutput } from "./tool.js";
 
 /**
@@ -41,6 +42,8 @@ export interface BrokerOptions {
   readonly approve?: Approver;
   readonly audit?: AuditSink;
   readonly outcomes?: OutcomeRecorder;
+  /** Extensions' and shell hooks' say on each call; they can only narrow the rules' decision. */
+  readonly hooks?: CallHooks | (() => CallHooks | undefined);
   readonly clock?: Clock;
 }
 
@@ -131,9 +134,33 @@ export class Broker {
         errorKind(error),
       );
     }
-    const subject = prepared.subject ?? { tier: "change" as const, summary: `call ${tool.name}` };
+    let subject = prepared.subject ?? { tier: "change" as const, summary: `call ${tool.name}` };
     event("tool-call-classified", subject);
     if (!prepared.ok) return finish(subject, prepared.message, "refused", undefined, "invalid_input");
+
+    const hooks = this.#hooks();
+    let args = plainArguments(raw);
+    let verdict: BeforeToolVerdict = {};
+    if (hooks !== undefined) {
+      verdict = await hooks.beforeTool({
+        scope: scopeOf(scope),
+        tool: tool.name,
+        args,
+        ...hookSubject(subject),
+      });
+      if (verdict.args !== undefined && verdict.deny === undefined) {
+        // Replaced arguments are read exactly as the model's were: normalised, validated, classified.
+        args = verdict.args;
+        try {
+          prepared = await tool.prepare(verdict.args);
+        } catch (error) {
+          return finish(subject, hostText(error), "refused", undefined, errorKind(error));
+        }
+        subject = prepared.subject ?? subject;
+        event("tool-call-classified", subject);
+        if (!prepared.ok) return finish(subject, prepared.message, "refused", undefined, "invalid_input");
+      }
+    }
 
     const grant =
       subject.skill !== undefined && subject.hash !== undefined
@@ -154,14 +181,35 @@ export class Broker {
     event("policy-decided", subject, { rule: decision.rule, decision: decision.effect });
     if (decision.effect === "deny") return finish(subject, denialText(decision, subject), "denied", decision);
 
-    if (decision.effect === "ask") {
+    const narrowed = await narrowByHooks(decision, verdict, hooks, {
+      tool: tool.name,
+      tier: subject.tier,
+      args,
+      scope: scopeOf(scope),
+      ...(subject.skill !== undefined ? { skill: subject.skill } : {}),
+    });
+    if (narrowed !== decision)
+      event("policy-narrowed", subject, { rule: narrowed.rule, decision: narrowed.effect });
+    if (narrowed.effect === "deny")
+      return finish(subject, `HOST: not allowed: ${narrowed.description}.`, "denied", narrowed);
+
+    if (narrowed.effect === "ask") {
       let approval: { detail: string; reference: string } | undefined;
       try {
         approval = await subject.prepareApproval?.();
       } catch (error) {
         return finish(subject, hostText(error), "refused", decision, errorKind(error));
       }
-      const answer = await this.#ask(scope, tool.name, subject, grant, approval, prepared.input, event);
+      const answer = await this.#ask(
+        scope,
+        tool.name,
+        subject,
+        grant,
+        approval,
+        prepared.input,
+        event,
+        hooks,
+      );
       if (typeof answer === "object")
         return finish(subject, awaitingText(answer.deferred), "awaiting_approval", decision);
       if (answer === "expired")
@@ -189,7 +237,15 @@ export class Broker {
         ...(options.signal ? { signal: options.signal } : {}),
       });
       const { text, status } = splitOutput(output);
-      return finish(subject, text, status, decision);
+      const rewritten = await hooks?.afterTool({
+        scope: scopeOf(scope),
+        tool: tool.name,
+        args,
+        ...hookSubject(subject),
+        result: text,
+        status,
+      });
+      return finish(subject, rewritten ?? text, status, decision);
     } catch (error) {
       return finish(
         subject,
@@ -209,6 +265,7 @@ export class Broker {
     approval: { detail: string; reference: string } | undefined,
     input: unknown,
     event: (type: AuditEvent["type"], subject: CallSubject, extra?: Partial<AuditEvent>) => void,
+    hooks: CallHooks | undefined,
   ): Promise<ApprovalAnswer | "expired" | { deferred: string }> {
     const request = this.approvals.open({
       tool,
@@ -222,6 +279,7 @@ export class Broker {
       inputDigest: sha256Hex(canonicalJson(input ?? null)),
     });
     event("approval-requested", subject);
+    await hooks?.approvalAsked({ scope: scopeOf(scope), request });
     let answer: ApprovalAnswer | "expired" | "invalid";
     try {
       const given = this.#options.approve
@@ -229,6 +287,7 @@ export class Broker {
         : "decline";
       if (given === "deferred" || typeof given === "object") {
         event("approval-answered", subject, { answer: "deferred" });
+        await hooks?.approvalAsked({ scope: scopeOf(scope), request, answer: "deferred" });
         return { deferred: typeof given === "object" ? given.deferred : request.id };
       }
       answer = given === "expired" ? "expired" : this.approvals.answer(request.id, given);
@@ -238,7 +297,13 @@ export class Broker {
     // An answer that was not offered (say "always" for edit_skill) counts as a decline.
     const final = answer === "invalid" ? "decline" : answer;
     event("approval-answered", subject, { answer: final });
+    await hooks?.approvalAsked({ scope: scopeOf(scope), request, answer: final });
     return final;
+  }
+
+  #hooks(): CallHooks | undefined {
+    const hooks = this.#options.hooks;
+    return typeof hooks === "function" ? hooks() : hooks;
   }
 
   #record(event: AuditEvent): void {
@@ -262,6 +327,21 @@ async function withDeadline<Answer>(answer: Promise<Answer>, lifeMs: number): Pr
   } finally {
     clearTimeout(timer);
   }
+}
+
+function scopeOf(scope: CallScope): { kind: "chat" | "job"; id: string } {
+  return { kind: scope.kind, id: scope.id };
+}
+
+function hookSubject(subject: CallSubject): { tier: CallSubject["tier"]; skill?: string } {
+  return { tier: subject.tier, ...(subject.skill !== undefined ? { skill: subject.skill } : {}) };
+}
+
+/** The model's input as hooks see it: the object it sent (or an empty one for anything else). */
+function plainArguments(raw: unknown): Readonly<Record<string, unknown>> {
+  return raw !== null && typeof raw === "object" && !Array.isArray(raw)
+    ? (raw as Record<string, unknown>)
+    : {};
 }
 
 /** What the model is told when the person will answer out of band. */

@@ -1,10 +1,12 @@
 import type { DiscoveryResult } from "../catalog/discover.js";
 import { InvalidArgumentError } from "../core/errors.js";
 import { DEFAULT_INDEX_BUDGET } from "../core/limits.js";
+import type { ExtensionTool } from "../extensions/types.js";
 import type { TurnMode } from "../policy/tiers.js";
 import type { RunLimits, Runner } from "../runners/contract.js";
 import type { ArgumentRepair } from "./arguments.js";
 import type { Broker, CallScope, ToolCallResult } from "./broker.js";
+import { extensionTools } from "./extension-tools.js";
 import { runScriptTool } from "./run-script-tool.js";
 import { skillTools, turnIndex } from "./skill-tools.js";
 import { type SkillScope, SkillView } from "./skill-view.js";
@@ -38,6 +40,23 @@ export interface TurnDependencies {
   }) => void;
   /** More tools over the same view (the store's, the chat log's), built per turn. */
   readonly extraTools?: (view: SkillView) => readonly AnyTool[];
+  /** Extensions' tools, read when the turn is built; a name skillgate's tools use is left out. */
+  readonly extensionTools?: () => readonly ExtensionTool[];
+  /** Told about an extension tool left out because its name is taken. */
+  readonly onToolClash?: (name: string) => void;
+  /** Fires a lifecycle event at the extensions (`before_turn`, `after_turn`, `stop`). */
+  readonly fire?: (
+    event: "before_turn" | "after_turn" | "stop",
+    payload: TurnEventPayload,
+  ) => Promise<unknown>;
+}
+
+/** What the turn's lifecycle events carry. */
+export interface TurnEventPayload {
+  readonly scope: { readonly kind: "chat" | "job"; readonly id: string };
+  readonly prompt?: string;
+  readonly text?: string;
+  readonly reason?: string;
 }
 
 /** One turn of a chat or job: its tools, its skill index, and the one way to call a tool. */
@@ -50,6 +69,12 @@ export interface Turn {
   skillIndex(): string;
   /** Calls a tool by name; unknown names and bad input come back as `HOST:` text. */
   call(name: string, input: unknown): Promise<ToolCallResult>;
+  /** Tells extensions a prompt is about to go to the model (`before_turn`). */
+  begin(prompt?: string): Promise<void>;
+  /** Tells extensions the model finished answering (`after_turn`). */
+  end(text?: string): Promise<void>;
+  /** Tells extensions the chat or job stopped (`stop`). */
+  stop(reason?: string): Promise<void>;
 }
 
 /**
@@ -73,6 +98,19 @@ export function createTurn(dependencies: TurnDependencies, options: TurnOptions)
     }),
     ...(dependencies.extraTools?.(view) ?? []),
   ];
+  tools.push(
+    ...extensionTools(
+      dependencies.extensionTools?.() ?? [],
+      new Set(tools.map((tool) => tool.name)),
+      dependencies.onToolClash ?? (() => {}),
+    ),
+  );
+  const fire = async (
+    event: "before_turn" | "after_turn" | "stop",
+    extra: Omit<TurnEventPayload, "scope">,
+  ) => {
+    await dependencies.fire?.(event, { scope: { kind: scope.kind, id: scope.id }, ...extra });
+  };
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   return {
     scope,
@@ -90,6 +128,9 @@ export function createTurn(dependencies: TurnDependencies, options: TurnOptions)
       }
       return dependencies.broker.call(scope, tool, input, options.signal ? { signal: options.signal } : {});
     },
+    begin: (prompt) => fire("before_turn", prompt !== undefined ? { prompt } : {}),
+    end: (text) => fire("after_turn", text !== undefined ? { text } : {}),
+    stop: (reason) => fire("stop", reason !== undefined ? { reason } : {}),
   };
 }
 

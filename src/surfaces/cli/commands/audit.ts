@@ -84,6 +84,7 @@ const STATUS_COLUMN = HEADER.indexOf("STATUS");
 const SHORT_TYPES: Record<AuditEvent["type"], string> = {
   "tool-call-classified": "classified",
   "policy-decided": "decided",
+  "policy-narrowed": "narrowed",
   "approval-requested": "asked",
   "approval-answered": "answered",
   "tool-call-finished": "finished",

@@ -1,0 +1,147 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { basename, extname, join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { describeError } from "../core/errors.js";
+import { stripTypes } from "../core/strip-types.js";
+import type { Registry } from "./registry.js";
+import type { Registrar } from "./types.js";
+
+/** The file kinds an extension may be. `.ts` files have their types stripped first. */
+export const EXTENSION_FILE_KINDS: readonly string[] = [".js", ".mjs", ".ts"];
+
+/** The folder, inside a config folder or a project root, that holds extensions. */
+export const EXTENSIONS_FOLDER = "extensions";
+
+/** A project's own skillgate folder, holding `extensions/` and `hooks.json`. */
+export const PROJECT_FOLDER = ".skillgate";
+
+/** Where extensions and hooks are read from. */
+export interface ExtensionFolderOptions {
+  /** Project roots; their `.skillgate/extensions` load only with `project: true`. */
+  readonly roots?: readonly string[];
+  /** The config folder: `<config>/extensions` and `<config>/hooks.json`. */
+  readonly config?: string;
+  /** Load the project roots' extensions and hooks too. Off by default: cloning a repository never runs its code. */
+  readonly project?: boolean;
+}
+
+/** Options of {@link load}. */
+export interface LoadOptions extends ExtensionFolderOptions {
+  /** More extension files or folders to load (a folder: its extension files). */
+  readonly paths?: readonly string[];
+}
+
+/**
+ * The extension folders to load, in order: `<config>/extensions`, then, with `project`,
+ * each root's `.skillgate/extensions`.
+ */
+export function extensionFolders(options: ExtensionFolderOptions): string[] {
+  const folders: string[] = [];
+  if (options.config !== undefined) folders.push(join(options.config, EXTENSIONS_FOLDER));
+  if (options.project === true) {
+    for (const root of options.roots ?? [])
+      folders.push(join(resolve(root), PROJECT_FOLDER, EXTENSIONS_FOLDER));
+  }
+  return folders;
+}
+
+/**
+ * Runs every extension file in the extension folders whose name does not start with `_`
+ * (helpers an extension imports), plus the files and folders in `paths`, and calls each
+ * file's `setup(reg)` (a named or default export). Adds one note per file: what it
+ * registered, or why it failed. A file that fails registers nothing. Marks the registry
+ * loaded. Hooks files are read by the caller (`loadExtensions` in index.ts).
+ */
+export async function load(registry: Registry, options: LoadOptions = {}): Promise<Registry> {
+  const files = [
+    ...extensionFolders(options).flatMap((folder) => extensionFiles(folder)),
+    ...(options.paths ?? []).flatMap((path) => pathFiles(path)),
+  ];
+  for (const file of files) registry.note(await loadFile(registry, file));
+  return registry.markLoaded();
+}
+
+/** Loads one file; the note says what it added or why it did not load. */
+async function loadFile(registry: Registry, file: string): Promise<string> {
+  const name = basename(file);
+  let setup: ((registrar: Registrar) => unknown) | undefined;
+  try {
+    setup = setupOf(await importFile(file));
+  } catch (error) {
+    return `${name}: failed to load (${describeError(error)})`;
+  }
+  if (setup === undefined) return `${name}: loaded, no setup()`;
+  try {
+    await registry.loadingFrom(file, setup);
+  } catch (error) {
+    return `${name}: failed to load (${describeError(error)})`;
+  }
+  return `${name}: ${describeCounts(registry.countFrom(file))}`;
+}
+
+function describeCounts(counts: ReturnType<Registry["countFrom"]>): string {
+  const parts = [`${counts.tools} tool(s)`, `${counts.skills} skill(s)`, `${counts.commands} command(s)`];
+  if (counts.hooks > 0) parts.push(`${counts.hooks} hook(s)`);
+  if (counts.approvals > 0) parts.push("an approval policy");
+  return parts.join(", ");
+}
+
+/**
+ * Imports an extension file. The URL carries the file's size and time, so a changed file is
+ * imported afresh on reload (Node caches modules by URL and never unloads them: every
+ * changed version stays in memory until the process ends). A `.ts` file is compiled alone
+ * and imported from a `data:` URL: it may import Node's built-ins and absolute paths, not
+ * relative files.
+ */
+async function importFile(file: string): Promise<unknown> {
+  const stamp = statSync(file);
+  if (extname(file) === ".ts") {
+    const code = await stripTypes(readFileSync(file, "utf8"), basename(file));
+    return import(`data:text/javascript;base64,${Buffer.from(code).toString("base64")}`);
+  }
+  return import(`${pathToFileURL(file).href}?version=${stamp.size}-${stamp.mtimeMs}`);
+}
+
+/** `setup` as a named export, a default function, or a default object's `setup`. */
+function setupOf(module: unknown): ((registrar: Registrar) => unknown) | undefined {
+  if (module === null || typeof module !== "object") return undefined;
+  const exports = module as { setup?: unknown; default?: unknown };
+  if (typeof exports.setup === "function") return exports.setup as (registrar: Registrar) => unknown;
+  if (typeof exports.default === "function") return exports.default as (registrar: Registrar) => unknown;
+  const fallback = exports.default as { setup?: unknown } | null | undefined;
+  if (fallback !== null && typeof fallback === "object" && typeof fallback.setup === "function") {
+    return fallback.setup as (registrar: Registrar) => unknown;
+  }
+  return undefined;
+}
+
+/** A folder's extension files in name order; `_helpers.js` and dot files are left out. */
+function extensionFiles(folder: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return [];
+  }
+  return names
+    .filter(
+      (name) =>
+        !name.startsWith("_") && !name.startsWith(".") && EXTENSION_FILE_KINDS.includes(extname(name)),
+    )
+    .sort()
+    .map((name) => join(folder, name))
+    .filter((file) => isFile(file));
+}
+
+function pathFiles(path: string): string[] {
+  const absolute = resolve(path);
+  return isFile(absolute) ? [absolute] : extensionFiles(absolute);
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
