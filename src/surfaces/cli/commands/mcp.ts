@@ -1,0 +1,106 @@
+import { type Command, InvalidArgumentError as CommanderArgumentError } from "commander";
+import { DEFAULT_WATCH_INTERVAL_MS } from "../../../catalog/watch.js";
+import { McpHost } from "../../mcp/host.js";
+import { serveHttp } from "../../mcp/http.js";
+import { serveStdio } from "../../mcp/stdio.js";
+import { skillgateOptions } from "../context.js";
+import type { CliOutput } from "../output.js";
+import { positiveInteger } from "../parse.js";
+
+/** The port `skillgate mcp --http` listens on unless told otherwise. */
+export const DEFAULT_MCP_PORT = 3917;
+
+interface McpOptions {
+  readonly http?: boolean;
+  readonly host?: string;
+  readonly port?: number;
+  readonly token?: string;
+  readonly plan?: boolean;
+  readonly watch?: boolean;
+  readonly watchInterval?: number;
+}
+
+/**
+ * `skillgate mcp [--http [--host H] [--port N] [--token T]] [--plan] [--watch-interval MS | --no-watch]`:
+ * serves the skills as an MCP server, over stdio (default) or Streamable HTTP, until the
+ * client goes away (stdio) or the process is interrupted.
+ */
+export function registerMcp(program: Command, output: CliOutput): void {
+  program
+    .command("mcp")
+    .description("serve skills to MCP clients: over stdio (default) or Streamable HTTP (--http)")
+    .option("--http", "serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio")
+    .option("--host <address>", "the address to bind with --http (default 127.0.0.1; others need a token)")
+    .option(
+      "--port <number>",
+      `the port with --http (default ${DEFAULT_MCP_PORT}; 0 for any free port)`,
+      port,
+    )
+    .option("--token <token>", "the bearer token HTTP clients must send (default $SKILLGATE_MCP_TOKEN)")
+    .option("--plan", "plan mode: the model may look but not change anything (only read calls run)")
+    .option(
+      "--watch-interval <ms>",
+      `how often to look for catalog changes (default ${DEFAULT_WATCH_INTERVAL_MS})`,
+      positiveInteger("--watch-interval"),
+    )
+    .option("--no-watch", "do not look for catalog changes (no list_changed notifications)")
+    .addHelpText(
+      "after",
+      "\nOver stdio, stdout carries only MCP messages; skillgate's own lines go to stderr.\n" +
+        "Approvals: clients that support elicitation are asked in a form; otherwise the call waits\n" +
+        "for `skillgate approve ID` and the model makes the same call again. See docs/mcp.md.\n",
+    )
+    .action(async (options: McpOptions, command: Command) => {
+      if (!options.http && (options.host !== undefined || options.port !== undefined))
+        command.error("--host and --port need --http");
+      const host = McpHost.open({
+        ...skillgateOptions(command),
+        ...(options.plan ? { mode: "plan" as const } : {}),
+        watchIntervalMs:
+          options.watch === false ? false : (options.watchInterval ?? DEFAULT_WATCH_INTERVAL_MS),
+      });
+      const stop = new AbortController();
+      const onSignal = (): void => stop.abort();
+      process.once("SIGINT", onSignal);
+      process.once("SIGTERM", onSignal);
+      try {
+        if (options.http) {
+          const token = options.token ?? process.env.SKILLGATE_MCP_TOKEN;
+          const server = await serveHttp(host, {
+            ...(options.host !== undefined ? { host: options.host } : {}),
+            port: options.port ?? DEFAULT_MCP_PORT,
+            ...(token !== undefined ? { token } : {}),
+          });
+          output.out(`skillgate: MCP over Streamable HTTP at ${server.url}\n`);
+          await new Promise((resolve) => stop.signal.addEventListener("abort", resolve, { once: true }));
+          await server.close();
+        } else {
+          keepStdoutForProtocol();
+          const server = await serveStdio(host);
+          stop.signal.addEventListener("abort", () => void server.close(), { once: true });
+          await server.closed;
+        }
+      } finally {
+        process.removeListener("SIGINT", onSignal);
+        process.removeListener("SIGTERM", onSignal);
+        await host.close();
+      }
+    });
+}
+
+/**
+ * Over stdio, stdout belongs to the protocol: console output from anything in the process
+ * (a dependency's stray log line) goes to stderr instead of corrupting the stream.
+ */
+function keepStdoutForProtocol(): void {
+  const toStderr = (...values: unknown[]): void => console.error(...values);
+  console.log = toStderr;
+  console.info = toStderr;
+  console.debug = toStderr;
+}
+
+function port(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 65_535)
+    throw new CommanderArgumentError(`--port takes a port number from 0 to 65535 (got "${value}").`);
+  return Number(value);
+}

@@ -1,0 +1,65 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  ResourceListChangedNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { describe, expect, it } from "vitest";
+import { writeSkill } from "../../helpers/skill-tree.js";
+import { connectClient, mcpTree, openHost } from "./harness.js";
+
+/** Catalog changes on disk reach every connected client as list_changed notifications. */
+
+/** Resolves with the methods of the first tools and resources list_changed notifications. */
+function listChanges(client: Awaited<ReturnType<typeof connectClient>>["client"]) {
+  const tools = new Promise<string>((resolve) =>
+    client.setNotificationHandler(ToolListChangedNotificationSchema, (notification) =>
+      resolve(notification.method),
+    ),
+  );
+  const resources = new Promise<string>((resolve) =>
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, (notification) =>
+      resolve(notification.method),
+    ),
+  );
+  return Promise.all([tools, resources]);
+}
+
+describe("list_changed notifications", () => {
+  it("declares listChanged for tools and resources", async () => {
+    const tree = mcpTree();
+    const { client } = await connectClient(openHost(tree));
+    expect(client.getServerCapabilities()).toMatchObject({
+      tools: { listChanged: true },
+      resources: { listChanged: true },
+    });
+  });
+
+  it("a new skill folder written on disk is announced to every session by the catalog watch", async () => {
+    const tree = mcpTree();
+    const host = openHost(tree, { watchIntervalMs: 50 });
+    const first = await connectClient(host);
+    const second = await connectClient(host);
+    const announced = [listChanges(first.client), listChanges(second.client)];
+    writeSkill(tree.skills, "fresh");
+    for (const methods of await Promise.all(announced))
+      expect(methods).toEqual(["notifications/tools/list_changed", "notifications/resources/list_changed"]);
+    const { resources } = await first.client.listResources();
+    expect(resources.map((resource) => resource.uri)).toContain("skill://fresh/SKILL.md");
+  });
+
+  it("a changed script of an offered skill is announced too", async () => {
+    const tree = mcpTree();
+    // A watch whose timer never fires here: the test looks itself.
+    const host = openHost(tree, { watchIntervalMs: 3_600_000 });
+    const { client } = await connectClient(host);
+    const announced = listChanges(client);
+    expect(host.checkCatalog()).toBeUndefined();
+    writeFileSync(join(tree.skills, "echo", "scripts", "echo.py"), "print('changed')\n");
+    expect(host.checkCatalog()).toEqual({ added: [], removed: [], changed: ["echo"] });
+    expect(await announced).toEqual([
+      "notifications/tools/list_changed",
+      "notifications/resources/list_changed",
+    ]);
+  });
+});
