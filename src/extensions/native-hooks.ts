@@ -65,7 +65,8 @@ function nativeEntry(entry: JsonValue, position: number, settings: HookRunSettin
       }
       const exit = await runHookCommand({
         command,
-        input: JSON.stringify({ event, ...payload }),
+        // `event` first for people reading it, and the payload cannot overwrite it.
+        input: JSON.stringify(Object.assign({ event }, payload, { event })),
         cwd: run.cwd,
         env: process.env,
         timeoutMs: run.timeoutMs,

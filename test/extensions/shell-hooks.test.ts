@@ -160,12 +160,38 @@ describe("loadShellHooks: the native hooks.json shape", () => {
   });
 
   it("applies a glob to the approval's tool, and refuses a glob on an event without a tool", async () => {
-    const { registry, note } = await loadEntries([
-      { event: "approval", match: "run_*", command: `echo '{"deny": "x"}'` },
+    const { tree, registry, note } = await loadEntries([
+      { event: "approval", match: "run_*", command: "cat > approval.json" },
       { event: "before_turn", match: "run_*", command: "true" },
     ]);
     expect(note).toBe("hooks.json: 1 hook(s), 1 skipped (entry 2: before_turn has no tool to match)");
-    expect(registry.hooks.approval).toHaveLength(1);
+    const request = {
+      id: "r1",
+      tool: "read_skill",
+      tier: "read" as const,
+      scope: { kind: "chat" as const, id: "c1" },
+      summary: "read a skill",
+      options: ["once" as const, "decline" as const],
+      createdAt: 0,
+      expiresAt: 1,
+    };
+    expect(await registry.fire("approval", { request })).toEqual([undefined]);
+    expect(existsSync(join(tree, "approval.json"))).toBe(false);
+    await registry.fire("approval", { request: { ...request, tool: "run_skill_script" }, answer: "once" });
+    expect(JSON.parse(readFileSync(join(tree, "approval.json"), "utf8"))).toEqual({
+      event: "approval",
+      request: { ...request, tool: "run_skill_script" },
+      answer: "once",
+    });
+  });
+
+  it("never lets a payload field overwrite the event's name", async () => {
+    const { tree, registry } = await loadEntries([{ event: "watch", command: "cat > seen.json" }]);
+    await registry.fire("watch", { paths: ["a"], event: "forged" } as { paths: string[] });
+    expect(JSON.parse(readFileSync(join(tree, "seen.json"), "utf8"))).toEqual({
+      event: "watch",
+      paths: ["a"],
+    });
   });
 
   it("skips unusable entries with a reason each and keeps the rest", async () => {
