@@ -5,32 +5,51 @@ import type { JsonSchema } from "../../skill/parameters-schema.js";
 import { checkAgainstSchema } from "../../tools/input.js";
 import type { AnyTool } from "../../tools/tool.js";
 
-/** A tool call's input as the AI SDK hands it to `execute`: the model's JSON object, unchanged. */
-export type SkillgateToolInput = { readonly [key: string]: JsonValue };
+/**
+ * A tool call's input as the AI SDK hands it to `execute`: the model's JSON object, unchanged
+ * (or, for the tools whose broker reads JSON text holding the object, that text).
+ */
+export type SkillgateToolInput = { readonly [key: string]: JsonValue } | string;
+
+/** What the broker reads itself, before any schema, for one tool. */
+interface BrokerReading {
+  /** Top-level fields it takes in any JSON form and normalises (or refuses with its own sentence). */
+  readonly fields?: readonly string[];
+  /** Whether the whole input may be JSON text holding the object. */
+  readonly text?: boolean;
+}
 
 /**
- * Top-level fields the broker reads in any JSON form and normalises itself (docs/tools.md,
- * "Script arguments"): `run_skill_script`'s `arguments` may be JSON text, `null` or missing,
- * and its `node` may sit beside `arguments`; anything else there gets the broker's own
- * `HOST:` sentence. The SDK must let these through, so they are left unchecked here, exactly
- * as the broker's first read leaves them.
+ * Where the broker is more lenient than a tool's advertised schema, because it repairs or
+ * reads the input itself (docs/tools.md, "Script arguments"; docs/drafts-and-edits.md):
+ * `run_skill_script`'s `arguments` may be JSON text, `null` or missing and its `node` may sit
+ * beside `arguments`; `draft_skill` and `edit_skill` take their whole input as JSON text too.
+ * The SDK must let these through to the broker, which repairs them or answers with its own
+ * `HOST:` sentence (and an audit event).
  */
-const NORMALISED_BY_THE_BROKER: Readonly<Record<string, readonly string[]>> = {
-  run_skill_script: ["arguments", "node"],
+const READ_BY_THE_BROKER: Readonly<Record<string, BrokerReading>> = {
+  run_skill_script: { fields: ["arguments", "node"] },
+  draft_skill: { text: true },
+  edit_skill: { text: true },
 };
 
 /**
  * The schema the broker reads a call's input against before any repair: the advertised
- * schema, with the fields the broker normalises itself accepted in any form. Never stricter
- * than the broker, so every input it can repair reaches it.
+ * schema, with what the broker reads itself accepted in any form. Never stricter than the
+ * broker, so every input it can repair reaches it.
  */
 export function acceptedSchema(tool: AnyTool): JsonSchema {
-  const loose = NORMALISED_BY_THE_BROKER[tool.name];
-  const properties = tool.inputSchema.properties;
-  if (loose === undefined || !isPlainObject(properties)) return tool.inputSchema;
-  const widened = { ...properties } as { [key: string]: JsonValue };
-  for (const field of loose) if (field in widened) widened[field] = {};
-  return { ...tool.inputSchema, properties: widened };
+  const reading = READ_BY_THE_BROKER[tool.name];
+  if (reading === undefined) return tool.inputSchema;
+  let schema = tool.inputSchema;
+  const properties = schema.properties;
+  if (reading.fields !== undefined && isPlainObject(properties)) {
+    const widened = { ...properties } as { [key: string]: JsonValue };
+    for (const field of reading.fields) if (field in widened) widened[field] = {};
+    schema = { ...schema, properties: widened };
+  }
+  // The object first: a mismatch is then described by the object's first problem.
+  return reading.text === true ? { anyOf: [schema, { type: "string" }] } : schema;
 }
 
 /**

@@ -9,7 +9,7 @@ import { isSkillgateToolResult } from "./tools.js";
  *
  * @example generateText({ model, tools, stopWhen: [stepCountIs(10), hasPendingApproval()] })
  */
-export function hasPendingApproval(): StopCondition<ToolSet> {
+export function hasPendingApproval<Tools extends ToolSet = ToolSet>(): StopCondition<Tools> {
   return ({ steps }) =>
     steps
       .at(-1)

@@ -1,53 +1,11 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { generateText, stepCountIs } from "ai";
 import { describe, expect, it } from "vitest";
-import { createSkillgate } from "../../../src/app/skillgate.js";
-import type { AuditEvent } from "../../../src/observe/events.js";
-import { silentLogger } from "../../../src/observe/logger.js";
 import { isSkillgateToolResult, skillgateTools } from "../../../src/surfaces/ai-sdk/index.js";
 import { scriptedApprover } from "../../../src/testing/index.js";
-import { isolatedFolders, makeTree, writeSkill } from "../../helpers/skill-tree.js";
+import { backupCheckFixture } from "./fixture.js";
 import { roles, scriptedModel, toolOutputsSeen } from "./scripted-model.js";
-
-/**
- * A whole agent loop through the AI SDK: its real `generateText`, a scripted model at the
- * provider boundary, and everything else real: a skill in a temporary project, the policy,
- * approvals, the chat database, and the local runner (the owner trusts the skill) running
- * the script as a child process.
- */
-function setUp(answers: Parameters<typeof scriptedApprover>[0]) {
-  const tree = makeTree();
-  const folders = isolatedFolders(tree);
-  mkdirSync(folders.config, { recursive: true });
-  writeFileSync(join(folders.config, "config.yaml"), "runners:\n  local:\n    trusted: [backup-check]\n");
-  const project = join(tree, "project");
-  const folder = writeSkill(join(project, ".agents", "skills"), "backup-check", {
-    frontMatter: {
-      name: "backup-check",
-      description: "Check that last night's backup finished.",
-      metadata: {
-        "skillgate.execution": "local",
-        "skillgate.tier": "change",
-        parameters_schema:
-          '{"type":"object","properties":{"target":{"type":"string"}},"required":["target"]}',
-      },
-    },
-    body: "# Backup check\n\nRun scripts/check.sh with the target to check.\n",
-    files: { "scripts/check.sh": 'echo "checked $SKILLGATE_SKILL_ARGS"\n' },
-  });
-  const events: AuditEvent[] = [];
-  const approve = scriptedApprover(answers);
-  const skillgate = createSkillgate({
-    ...folders,
-    roots: [project],
-    builtins: false,
-    approve,
-    audit: { record: (event) => events.push(event) },
-    logger: silentLogger,
-  });
-  return { skillgate, approve, events, folder };
-}
 
 const run = {
   call: "run_skill_script",
@@ -55,9 +13,15 @@ const run = {
   input: { skill: "backup-check", script: "scripts/check.sh", arguments: '{"target": "nas"}' },
 };
 
+/**
+ * A whole agent loop through the AI SDK: its real `generateText`, a scripted model at the
+ * provider boundary, and everything else real: a skill in a temporary project, the policy,
+ * approvals, the chat database, and the local runner running the script as a child process.
+ */
 describe("an AI SDK agent loop over skillgate's tools", () => {
   it("searches, loads, runs with repaired arguments, is asked once for always, and asked again after an edit", async () => {
-    const { skillgate, approve, events, folder } = setUp(["always-chat", "once"]);
+    const approve = scriptedApprover(["always-chat", "once"]);
+    const { skillgate, events, folder } = backupCheckFixture(approve);
     const script = join(folder, "scripts", "check.sh");
     const model = scriptedModel([
       { call: "search_skills", input: { query: "backup finished" } },
