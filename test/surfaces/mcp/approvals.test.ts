@@ -48,7 +48,7 @@ describe("approvals by elicitation", () => {
     const asked = elicit.asked[0]?.params;
     expect(asked?.message).toContain("skillgate asks before this call runs");
     expect(asked?.message).toContain("Skill: echo (content hash ");
-    expect(asked?.requestedSchema).toEqual({
+    expect(asked !== undefined && "requestedSchema" in asked ? asked.requestedSchema : undefined).toEqual({
       type: "object",
       properties: {
         decision: {

@@ -140,7 +140,7 @@ export async function connectClient(
 }
 
 /** The text of a tool result's first content block. */
-export function resultText(result: { content?: unknown }): string {
-  const content = result.content as Array<{ type: string; text?: string }> | undefined;
+export function resultText(result: object): string {
+  const content = (result as { content?: Array<{ type: string; text?: string }> }).content;
   return content?.[0]?.text ?? "";
 }
