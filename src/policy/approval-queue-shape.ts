@@ -75,9 +75,14 @@ const REQUEST_KEYS = [
 /**
  * A value checked to be an {@link ApprovalRequest}, copied field by field so nothing but the
  * documented fields survives; undefined when any field is missing or of the wrong type.
+ * Unknown keys make a file's request invalid (`exact`, the default); a request handed over
+ * in-process may carry fields added later, which are left out of the copy.
  */
-export function toApprovalRequest(value: unknown): ApprovalRequest | undefined {
-  if (!isPlainObject(value) || !hasOnly(value, REQUEST_KEYS)) return undefined;
+export function toApprovalRequest(
+  value: unknown,
+  reading: { exact?: boolean } = {},
+): ApprovalRequest | undefined {
+  if (!isPlainObject(value) || (reading.exact !== false && !hasOnly(value, REQUEST_KEYS))) return undefined;
   if (!isApprovalId(value.id)) return undefined;
   for (const key of REQUIRED_STRINGS) if (typeof value[key] !== "string") return undefined;
   for (const key of OPTIONAL_STRINGS)

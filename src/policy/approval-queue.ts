@@ -120,7 +120,7 @@ export class ApprovalQueue {
    * folder is not a real folder.
    */
   record(request: ApprovalRequest): void {
-    const checked = toApprovalRequest(request);
+    const checked = toApprovalRequest(request, { exact: false });
     if (checked === undefined)
       throw new InvalidArgumentError("request", "not an approval request (see ApprovalRequest)");
     ensureFolder(this.folder);

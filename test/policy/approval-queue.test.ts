@@ -187,6 +187,13 @@ describe("the approval queue", () => {
     expect(existsSync(data)).toBe(false);
   });
 
+  it("stores only the documented fields of a request handed over in-process", () => {
+    const { queue, clock } = setup();
+    const request = makeRequest(clock);
+    queue.record({ ...request, addedLater: "x" } as ApprovalRequest);
+    expect(queue.pending()).toEqual([request]);
+  });
+
   it("expires each request at its own expiresAt: dropped from the listing and from disk", () => {
     const { queue, clock, folder } = setup();
     const short = makeRequest(clock, { expiresAt: START + 1000 });
