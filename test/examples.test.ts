@@ -9,7 +9,10 @@ const root = join(import.meta.dirname, "..");
 
 beforeAll(async () => {
   // The examples import the built package, as a user's code would.
-  if (!existsSync(join(root, "dist", "index.js")))
+  if (
+    !existsSync(join(root, "dist", "index.js")) ||
+    !existsSync(join(root, "dist", "surfaces", "ai-sdk", "index.js"))
+  )
     await run("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: root });
 }, 120_000);
 
@@ -30,5 +33,27 @@ describe("the README's examples run", () => {
       expect(stdout).toContain("--- stdout ---\nVALID: an object with 1 key, nesting depth 1");
     else expect(stdout).toMatch(/run_skill_script -> refused \(rule reads-allowed\):\nHOST: /);
     expect(stdout).toContain('read_skill_resource with a traversal -> HOST: path may not contain ".."');
+  });
+
+  it("examples/ai-sdk-agent.mjs runs an AI SDK loop offline: search, load, a repaired run after an approval", async () => {
+    const { stdout, stderr } = await run("node", ["examples/ai-sdk-agent.mjs"], { cwd: root });
+    expect(stdout).toContain('[tool] search_skills {"query":"backup finished"} -> ok (rule reads-allowed)');
+    expect(stdout).toContain(
+      '[tool] load_skill {"skill":"backup-check"} -> ok (rule reads-allowed)\n    <skill name="backup-check">',
+    );
+    expect(stdout).toContain(
+      "[approval] run scripts/check.sh of backup-check (local); answers: once, always-chat, decline -> once",
+    );
+    expect(stdout).toMatch(
+      /\[tool\] run_skill_script .*"arguments":"\{\\"target\\": \\"nas\\"\}"\} -> ok \(rule changes-ask\)\n {4}exit code 0 \(ok, \d+ ms\)\n {4}--- stdout ---\n {4}backup finished: \{"target":"nas"\}\n/,
+    );
+    expect(stdout).toContain(
+      'The model saw, last: ["system","user","assistant","tool","assistant","tool","assistant","tool"]',
+    );
+    expect(stdout).toContain("approval-requested, approval-answered, tool-call-finished\n");
+    expect(stdout).toContain("Answer: Last night's backup of nas finished.");
+    expect(stderr).toContain(
+      "Skill arguments for backup-check/scripts/check.sh were coerced from a JSON string.",
+    );
   });
 });
