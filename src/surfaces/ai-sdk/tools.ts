@@ -37,8 +37,9 @@ export interface SkillgateToolCall {
 export interface SkillgateToolsOptions {
   /**
    * Told about every call as it finishes, before the model sees the answer: show a pending
-   * approval (`status` `awaiting_approval`), count refusals, stream progress. A throw here is
-   * the host's own error; it does not change what the model is shown.
+   * approval (`status` `awaiting_approval`), count refusals, stream progress. The call has
+   * already ended and been audited; if this throws, the AI SDK records the call as a tool
+   * error with that error instead of the result.
    */
   readonly onResult?: (result: SkillgateToolResult, call: SkillgateToolCall) => void | Promise<void>;
 }
