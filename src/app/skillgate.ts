@@ -1,8 +1,10 @@
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { type Catalog, type CatalogOptions, createCatalog } from "../catalog/catalog.js";
 import type { SkillgateConfig } from "../config/config.js";
 import { type Clock, systemClock } from "../core/clock.js";
 import { resolveFolders } from "../core/folders.js";
+import { ExtensionHost, type ExtensionSettings } from "../extensions/host.js";
+import { Registry } from "../extensions/registry.js";
 import { reportArgumentRepairs } from "../observe/argument-repair.js";
 import { AuditLog } from "../observe/audit-log.js";
 import { ChatLog } from "../observe/chat-log.js";
@@ -20,11 +22,13 @@ import { type ModeRunners, RunnerRouter } from "../runners/router.js";
 import { domainProxyProvider, SandboxRunner } from "../runners/sandbox/index.js";
 import { SnapshotStore } from "../runners/snapshot.js";
 import { trustedSkills } from "../runners/trust.js";
+import type { Skill } from "../skill/skill.js";
 import { readEnabledNames } from "../store/enabled-names.js";
 import { type SkillReviews, skillReviews } from "../store/reviews.js";
 import { Store } from "../store/store.js";
 import { type Approver, Broker } from "../tools/broker.js";
 import { chatTools, createSkillReviewContext } from "../tools/chat-tools.js";
+import { registryHooks } from "../tools/extension-hooks.js";
 import { storeTools } from "../tools/store-tools.js";
 import { createTurn, type Turn, type TurnOptions } from "../tools/turn.js";
 
@@ -52,6 +56,13 @@ export interface SkillgateOptions extends Omit<CatalogOptions, "store"> {
   readonly owner?: string;
   readonly logger?: Logger;
   readonly clock?: Clock;
+  /**
+   * The extension registry: one the program already registered tools, hooks or commands in,
+   * or a new one. Files are read by `extensions.load()`, never by creating a Skillgate.
+   */
+  readonly extensions?: Registry;
+  /** Load project roots' extensions and hooks; default the configuration's `extensions.project`. */
+  readonly projectExtensions?: boolean;
 }
 
 /** skillgate assembled: the catalog, the store, the chat log, the broker, and turns over them. */
@@ -66,6 +77,8 @@ export interface Skillgate {
   openStore(): Promise<Store>;
   /** The chat database (created on first use). */
   chatLog(): ChatLog;
+  /** The extensions: their registry, and load / reload / watch of their files and hooks. */
+  readonly extensions: ExtensionHost;
   /** Builds a turn of a chat or job: its tools, its skill index, and `call`. */
   createTurn(options: TurnOptions): Turn;
   /** The context of a `/create-skill` review: candidate chats and what to do. */
@@ -81,7 +94,13 @@ export interface Skillgate {
  */
 export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
   const storeFolder = storeFolderOf(options);
-  const catalog = createCatalog(withStoreSource(options));
+  const registry = options.extensions ?? new Registry();
+  const catalog = createCatalog({ ...withStoreSource(options), extra: extraSkills(options.extra, registry) });
+  const extensions = new ExtensionHost(registry, () => extensionSettings(catalog, options.projectExtensions));
+  registry.command("reload", async () => (await extensions.reload()).join("\n"), {
+    help: "read the extension files and hooks files again",
+  });
+  const sessions = new Set<string>();
   const data = catalog.folders.data;
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? stderrLogger;
@@ -108,6 +127,7 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
     ...(options.approve !== undefined ? { approve: options.approve } : {}),
     ...(audit !== undefined ? { audit } : {}),
     outcomes: { recordOutcome: (scope, status) => void openChatLog().recordOutcome(scope, status) },
+    hooks: registryHooks(registry),
     clock,
   });
   // A connection the proxy refused joins the audit trail of the call whose script asked for it.
@@ -136,6 +156,7 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
   return {
     catalog,
     storeFolder,
+    extensions,
     broker,
     runner,
     openStore,
@@ -149,10 +170,18 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
           runLimits: options.runLimits ?? configuredLimits(catalog.config),
           onArgumentRepair: (call) => reportArgumentRepairs(call, logger),
           extraTools: () => [...storeTools({ store: openStore }), ...chatTools(chatEnvironment)],
+          extensionTools: () => registry.tools,
+          onToolClash: (name) => registry.note(`tool ${name}: left out, skillgate has a tool of that name`),
+          fire: (event, payload) => registry.fire(event, payload),
         },
         { indexBudget: catalog.config.index.budget, ...turnOptions },
       );
       openChatLog().openChat(turn.scope);
+      const session = `${turn.scope.kind}:${turn.scope.id}`;
+      if (!sessions.has(session)) {
+        sessions.add(session);
+        void registry.fire("session_start", { scope: { kind: turn.scope.kind, id: turn.scope.id } });
+      }
       return turn;
     },
     createSkillReviewContext: () => createSkillReviewContext(chatEnvironment),
@@ -206,6 +235,36 @@ function policyTableOf(config: () => SkillgateConfig): () => PolicyTable {
     if (last?.config !== current)
       last = { config: current, table: PolicyTable.withOwnerRules(current.policy.rules.map(configuredRule)) };
     return last.table;
+  };
+}
+
+/**
+ * The caller's skills and the extensions' skills, as one list for discovery: the same array
+ * while neither changed, so discovery can reuse its decisions.
+ */
+function extraSkills(given: CatalogOptions["extra"], registry: Registry): () => readonly Skill[] {
+  let last: { given: readonly Skill[]; registered: readonly Skill[]; all: readonly Skill[] } | undefined;
+  return () => {
+    const current = typeof given === "function" ? given() : (given ?? []);
+    const registered = registry.skills;
+    if (last?.given !== current || last.registered !== registered)
+      last = { given: current, registered, all: [...current, ...registered] };
+    return last.all;
+  };
+}
+
+/** Where extensions and hooks come from, as the configuration says now. */
+function extensionSettings(catalog: Catalog, project: boolean | undefined): ExtensionSettings {
+  const config = catalog.config.extensions;
+  const configFolder = catalog.folders.config;
+  return {
+    configFolder,
+    roots: catalog.roots,
+    project: project ?? config.project,
+    // Relative paths in config.yaml are relative to the config folder, not to wherever the program started.
+    paths: config.paths.map((path) => resolve(configFolder, path)),
+    hookTimeoutMs: config.hooks.timeoutSeconds * 1000,
+    hookMaxOutputBytes: config.hooks.maxOutputBytes,
   };
 }
 

@@ -4,6 +4,7 @@ import { pathToFileURL } from "node:url";
 import { describeError } from "../core/errors.js";
 import { stripTypes } from "../core/strip-types.js";
 import type { Registry } from "./registry.js";
+import { loadShellHooks } from "./shell-hooks.js";
 import type { Registrar } from "./types.js";
 
 /** The file kinds an extension may be. `.ts` files have their types stripped first. */
@@ -29,6 +30,37 @@ export interface ExtensionFolderOptions {
 export interface LoadOptions extends ExtensionFolderOptions {
   /** More extension files or folders to load (a folder: its extension files). */
   readonly paths?: readonly string[];
+  /** A shell hook command's time limit when its entry gives none; default 10 s. */
+  readonly hookTimeoutMs?: number;
+  /** Bytes a shell hook command may print on each stream; default 64 KiB. */
+  readonly hookMaxOutputBytes?: number;
+}
+
+/** The hooks file's name in a config folder and in a project's `.skillgate` folder. */
+export const HOOKS_FILE = "hooks.json";
+
+/** A hooks file to read, and from where. */
+export interface HooksFileLocation {
+  readonly file: string;
+  readonly scope: "config" | "project";
+  /** Shell hook commands run here: the project root for a project's hooks. */
+  readonly cwd?: string;
+}
+
+/**
+ * The hooks files, in order: `<config>/hooks.json`, then with the project opt-in each
+ * root's `.skillgate/hooks.json`.
+ */
+export function hooksFiles(options: ExtensionFolderOptions): HooksFileLocation[] {
+  const files: HooksFileLocation[] = [];
+  if (options.config !== undefined) files.push({ file: join(options.config, HOOKS_FILE), scope: "config" });
+  if (options.project === true) {
+    for (const root of options.roots ?? []) {
+      const absolute = resolve(root);
+      files.push({ file: join(absolute, PROJECT_FOLDER, HOOKS_FILE), scope: "project", cwd: absolute });
+    }
+  }
+  return files;
 }
 
 /**
@@ -48,9 +80,9 @@ export function extensionFolders(options: ExtensionFolderOptions): string[] {
 /**
  * Runs every extension file in the extension folders whose name does not start with `_`
  * (helpers an extension imports), plus the files and folders in `paths`, and calls each
- * file's `setup(reg)` (a named or default export). Adds one note per file: what it
- * registered, or why it failed. A file that fails registers nothing. Marks the registry
- * loaded. Hooks files are read by the caller (`loadExtensions` in index.ts).
+ * file's `setup(reg)` (a named or default export); then registers the shell hooks of each
+ * hooks file ({@link hooksFiles}). Adds one note per file: what it registered, or why it
+ * failed. A file that fails registers nothing. Marks the registry loaded.
  */
 export async function load(registry: Registry, options: LoadOptions = {}): Promise<Registry> {
   const files = [
@@ -58,6 +90,15 @@ export async function load(registry: Registry, options: LoadOptions = {}): Promi
     ...(options.paths ?? []).flatMap((path) => pathFiles(path)),
   ];
   for (const file of files) registry.note(await loadFile(registry, file));
+  for (const location of hooksFiles(options)) {
+    const note = await loadShellHooks(registry, location.file, {
+      scope: location.scope,
+      ...(options.hookTimeoutMs !== undefined ? { timeoutMs: options.hookTimeoutMs } : {}),
+      ...(options.hookMaxOutputBytes !== undefined ? { maxOutputBytes: options.hookMaxOutputBytes } : {}),
+      ...(location.cwd !== undefined ? { cwd: location.cwd } : {}),
+    });
+    if (note !== undefined) registry.note(note);
+  }
   return registry.markLoaded();
 }
 

@@ -1,3 +1,4 @@
+import { basename } from "node:path";
 import { describeError, SkillgateError } from "../core/errors.js";
 import { Skill } from "../skill/skill.js";
 import { EVENTS, type EventName, type EventPayloads, type Hook, isEventName } from "./events.js";
@@ -107,7 +108,7 @@ export class Registry implements Registrar {
 
   /** Adds a tool. Its name must be unique and look like a tool name (`word_count`). */
   tool(tool: ExtensionTool): this {
-    if (!TOOL_NAME.test(tool.name)) {
+    if (typeof tool.name !== "string" || !TOOL_NAME.test(tool.name)) {
       throw new InvalidExtensionError(
         "tool",
         tool.name,
@@ -120,6 +121,9 @@ export class Registry implements Registrar {
         tool.name,
         'its inputSchema must be a JSON Schema with "type": "object"',
       );
+    }
+    if (typeof tool.description !== "string") {
+      throw new InvalidExtensionError("tool", tool.name, "it has no description");
     }
     if (typeof tool.execute !== "function") {
       throw new InvalidExtensionError("tool", tool.name, "it has no execute function");
@@ -141,7 +145,8 @@ export class Registry implements Registrar {
       typeof nameOrInit === "string"
         ? { name: nameOrInit, body: body ?? "", ...(description !== undefined ? { description } : {}) }
         : nameOrInit;
-    const source = init.source ?? `extension:${this.#loading ?? "program"}`;
+    const source =
+      init.source ?? `extension:${this.#loading === undefined ? "program" : basename(this.#loading)}`;
     const skill = new Skill({
       name: init.name,
       source,
@@ -157,7 +162,7 @@ export class Registry implements Registrar {
 
   /** Adds a slash command. A later command of the same name replaces the earlier one. */
   command(name: string, run: ExtensionCommand["run"], options: { help?: string } = {}): this {
-    if (!COMMAND_NAME.test(name)) {
+    if (typeof name !== "string" || !COMMAND_NAME.test(name)) {
       throw new InvalidExtensionError("command", name, "a command name is lower case letters, digits and -");
     }
     this.#commands = this.#commands.filter((entry) => entry.value.name !== name);
@@ -189,15 +194,23 @@ export class Registry implements Registrar {
   /**
    * Runs `event`'s hooks in registration order and returns their return values. A hook
    * that throws (or rejects) is noted as `EVENT hook failed: Name: message` and left out
-   * of the results; the others still run.
+   * of the results; the others still run. With `chain`, each hook gets the payload the
+   * previous answer made (`after_tool` hooks each see the result the one before rewrote).
    */
-  async fire<Event extends EventName>(event: Event, payload: EventPayloads[Event]): Promise<unknown[]> {
+  async fire<Event extends EventName>(
+    event: Event,
+    payload: EventPayloads[Event],
+    chain?: (payload: EventPayloads[Event], answer: unknown) => EventPayloads[Event],
+  ): Promise<unknown[]> {
     if (!isEventName(event)) throw new UnknownEventError(String(event));
+    const hooks = this.#hooks.filter((entry) => entry.value.event === event);
     const results: unknown[] = [];
-    for (const entry of this.#hooks) {
-      if (entry.value.event !== event) continue;
+    let current = payload;
+    for (const entry of hooks) {
       try {
-        results.push(await (entry.value.hook as Hook<Event>)(payload));
+        const answer = await (entry.value.hook as Hook<Event>)(current);
+        results.push(answer);
+        if (chain !== undefined) current = chain(current, answer);
       } catch (error) {
         this.note(`${event} hook failed: ${describeError(error)}`);
       }

@@ -12,7 +12,13 @@ import type { BeforeToolVerdict, CallHooks } from "./call-hooks.js";
 export function registryHooks(registry: Registry): CallHooks {
   return {
     beforeTool: async (event) => foldBeforeTool(await registry.fire("before_tool", event)),
-    afterTool: async (event) => lastResult(await registry.fire("after_tool", event)),
+    afterTool: async (event) =>
+      lastResult(
+        await registry.fire("after_tool", event, (payload, answer) => ({
+          ...payload,
+          result: lastResult([answer]) ?? payload.result,
+        })),
+      ),
     approvalPolicy: async (call) => {
       const policy = registry.approve;
       if (policy === undefined) return undefined;
@@ -59,7 +65,10 @@ export function foldBeforeTool(answers: readonly unknown[]): BeforeToolVerdict {
   };
 }
 
-/** The last `after_tool` answer that replaces the result: a string or `{ result }`. */
+/**
+ * The last `after_tool` answer that replaces the result: a string or `{ result }`. The hooks
+ * run as a chain, each seeing the result the one before made, so the last rewrite holds them all.
+ */
 export function lastResult(answers: readonly unknown[]): string | undefined {
   let result: string | undefined;
   for (const answer of answers) {
