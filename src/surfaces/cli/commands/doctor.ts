@@ -1,6 +1,7 @@
 import type { Command } from "commander";
-import { runSkillgateDoctor } from "../../../app/doctor.js";
-import { catalogOptions } from "../context.js";
+import { runSkillgateDoctor, type SkillgateDoctorReport } from "../../../app/doctor.js";
+import { mcpSelfCheck } from "../../mcp/self-check.js";
+import { catalogOptions, type GlobalOptions } from "../context.js";
 import { type CliOutput, paint, printJson } from "../output.js";
 
 /** `skillgate doctor [--json]`: folders, counts, every problem with its fix; exit 1 on problems. */
@@ -12,7 +13,9 @@ export function registerDoctor(program: Command, output: CliOutput): void {
     )
     .option("--json", "print JSON")
     .action(async (options: { json?: boolean }, command: Command) => {
-      const report = await runSkillgateDoctor(catalogOptions(command));
+      const base = await runSkillgateDoctor(catalogOptions(command));
+      // A broken configuration is already the report's problem; skillgate mcp would only repeat it.
+      const report = withMcpCheck(base, base.configFile === "" ? undefined : await checkMcp(command));
       process.exitCode = report.ok ? 0 : 1;
       if (options.json) {
         printJson(output, report);
@@ -72,6 +75,50 @@ export function registerDoctor(program: Command, output: CliOutput): void {
       if (report.problems.length === 0) lines.push("  none");
       output.out(`${lines.join("\n")}\n`);
     });
+}
+
+/** Starts `skillgate mcp` with the same global flags and expects it to answer `initialize`. */
+async function checkMcp(command: Command): Promise<{ ok: boolean; detail: string }> {
+  const options = command.optsWithGlobals<GlobalOptions>();
+  const globalArguments = [
+    ...(options.root ?? []).flatMap((root) => ["--root", root]),
+    ...(options.config !== undefined ? ["--config", options.config] : []),
+    ...(options.data !== undefined ? ["--data", options.data] : []),
+    ...(options.builtins === false ? ["--no-builtins"] : []),
+  ];
+  return mcpSelfCheck({ globalArguments });
+}
+
+/** The report with the MCP check among its checks, and a problem when `skillgate mcp` did not start. */
+function withMcpCheck(
+  report: SkillgateDoctorReport,
+  mcp: { ok: boolean; detail: string } | undefined,
+): SkillgateDoctorReport {
+  if (mcp === undefined)
+    return {
+      ...report,
+      checks: [
+        ...report.checks,
+        { name: "mcp", ok: false, detail: "skillgate mcp not tried: fix the configuration first" },
+      ],
+    };
+  const checks = [...report.checks, { name: "mcp", ok: mcp.ok, detail: mcp.detail }];
+  if (mcp.ok) return { ...report, checks };
+  return {
+    ...report,
+    ok: false,
+    checks,
+    problems: [
+      ...report.problems,
+      {
+        severity: "error",
+        code: "mcp_unavailable",
+        subject: "mcp",
+        message: mcp.detail,
+        fix: "run skillgate mcp yourself and read what it prints on stderr",
+      },
+    ],
+  };
 }
 
 function mark(output: CliOutput, ok: boolean): string {
