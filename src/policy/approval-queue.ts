@@ -162,11 +162,12 @@ export class ApprovalQueue {
     const recorded: RecordedAnswer = { answer: full, answeredAt: now };
     if (!createFileOnce(this.folder, fileName(id, "answer"), answerFileText(recorded)))
       throw new ApprovalAlreadyAnsweredError(id);
-    // Another process may have swept the request away (it expired) between reading and
-    // answering; an answer without its request is an orphan that nothing can use.
-    if (!exists(this.#path(id, "request"))) {
+    // The request may be gone already: used by the call it was for (a retry that found this
+    // answer the moment it appeared), or swept away because it expired meanwhile. Only the
+    // second is a refusal, and its orphaned answer is removed.
+    if (!exists(this.#path(id, "request")) && this.#clock.now() >= request.expiresAt) {
       removeFile(this.#path(id, "answer"));
-      throw new ApprovalNotFoundError(id);
+      throw new ApprovalExpiredError(id, request.expiresAt);
     }
     return { request, ...recorded };
   }
