@@ -31,6 +31,11 @@ export class ExtensionHost {
     this.#settings = settings;
   }
 
+  /** Where extensions and hooks are read from, as the configuration says now. */
+  settings(): ExtensionSettings {
+    return this.#settings();
+  }
+
   /**
    * Reads every extension file and hooks file (once: a second call while loaded does
    * nothing). Returns the notes this load added.

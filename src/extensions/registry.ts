@@ -35,6 +35,18 @@ export interface RegisteredHook<Event extends EventName = EventName> {
   readonly info: HookInfo;
 }
 
+/** A registry's contents as plain data (`skillgate extensions`, `skillgate hooks list`). */
+export interface RegistrySummary {
+  readonly loaded: boolean;
+  readonly tools: readonly { name: string; tier: string; description: string; origin: string }[];
+  readonly skills: readonly { name: string; source: string; description: string; origin: string }[];
+  readonly commands: readonly { name: string; help: string; origin: string }[];
+  readonly hooks: readonly ({ event: EventName } & HookInfo)[];
+  /** Where the approval policy in force came from; `undefined` when there is none. */
+  readonly approvalPolicy: string | undefined;
+  readonly notes: readonly string[];
+}
+
 /** Registrations made while loading a file are tagged with it; the program's own are not. */
 interface Entry<Value> {
   readonly value: Value;
@@ -266,6 +278,34 @@ export class Registry implements Registrar {
       commands: from(this.#commands),
       hooks: from(this.#hooks),
       approvals: from(this.#approvals),
+    };
+  }
+
+  /** What is registered and where each came from (a file's path, or `program`), for listings. */
+  summary(): RegistrySummary {
+    const origin = (file: string | undefined): string => file ?? "program";
+    return {
+      loaded: this.#loaded,
+      tools: this.#tools.map((entry) => ({
+        name: entry.value.name,
+        tier: entry.value.tier ?? "change",
+        description: entry.value.description,
+        origin: origin(entry.file),
+      })),
+      skills: this.#skills.map((entry) => ({
+        name: entry.value.name,
+        source: entry.value.source,
+        description: entry.value.description,
+        origin: origin(entry.file),
+      })),
+      commands: this.#commands.map((entry) => ({
+        name: entry.value.name,
+        help: entry.value.help,
+        origin: origin(entry.file),
+      })),
+      hooks: this.#hooks.map((entry) => ({ event: entry.value.event, ...entry.value.info })),
+      approvalPolicy: this.#approvals.length > 0 ? origin(this.#approvals.at(-1)?.file) : undefined,
+      notes: [...this.notes],
     };
   }
 

@@ -13,6 +13,7 @@ export interface GlobalOptions {
   readonly config?: string;
   readonly data?: string;
   readonly builtins?: boolean;
+  readonly projectExtensions?: boolean;
 }
 
 /** skillgate's options from the global flags: roots default to the current folder. */
@@ -23,6 +24,7 @@ export function skillgateOptions(command: Command): SkillgateOptions {
     ...(options.config !== undefined ? { config: options.config } : {}),
     ...(options.data !== undefined ? { data: options.data } : {}),
     ...(options.builtins === false ? { builtins: false } : {}),
+    ...(options.projectExtensions === true ? { projectExtensions: true } : {}),
   };
 }
 

@@ -1,10 +1,13 @@
 import { Command, CommanderError } from "commander";
 import { isSkillgateError } from "../../core/errors.js";
+import { registerApprovals } from "./commands/approvals.js";
 import { registerAudit } from "./commands/audit.js";
 import { registerDoctor } from "./commands/doctor.js";
 import { registerExplain } from "./commands/explain.js";
+import { registerExtensions } from "./commands/extensions.js";
 import { registerIndex } from "./commands/index-command.js";
 import { registerList } from "./commands/list.js";
+import { registerMcp } from "./commands/mcp.js";
 import { registerPaths } from "./commands/paths.js";
 import { registerRun } from "./commands/run.js";
 import { registerSearch } from "./commands/search.js";
@@ -31,6 +34,10 @@ export function buildProgram(output: CliOutput): Command {
     .option("--config <dir>", "the config folder (default: $SKILLGATE_HOME/config or the platform's)")
     .option("--data <dir>", "the data folder (default: $SKILLGATE_HOME/data or the platform's)")
     .option("--no-builtins", "leave out the built-in skills")
+    .option(
+      "--project-extensions",
+      "also load the project roots' .skillgate/extensions and hooks.json (runs the project's code)",
+    )
     .configureOutput(configured(output))
     .exitOverride();
   registerList(program, output);
@@ -43,6 +50,9 @@ export function buildProgram(output: CliOutput): Command {
   registerStore(program, output);
   registerAudit(program, output);
   registerRun(program, output);
+  registerExtensions(program, output);
+  registerMcp(program, output);
+  registerApprovals(program, output);
   configureTree(program.commands, output);
   return program;
 }
