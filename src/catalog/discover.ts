@@ -3,8 +3,8 @@ import { sep } from "node:path";
 import { DEFAULT_CONFIG, type SkillgateConfig } from "../config/config.js";
 import type { Diagnostic } from "../core/diagnostics.js";
 import { type Folders, resolveFolders } from "../core/folders.js";
-import { type LoadedSkill, loadSkillText } from "../skill/load-skill.js";
-import { readSkillFileText, SKILL_FILE } from "../skill/read-skill-file.js";
+import { type LoadedSkill, loadSkillHead } from "../skill/load-skill.js";
+import { readSkillFileHead, SKILL_FILE } from "../skill/read-skill-file.js";
 import type { Skill } from "../skill/skill.js";
 import { type Candidate, type Decided, decide } from "./decide.js";
 import type { SkillDecision } from "./decisions.js";
@@ -196,13 +196,13 @@ export class SkillDiscovery {
       cache.delete(file);
     }
     const readAt = this.#now();
-    const read = readSkillFileText(file);
+    const read = readSkillFileHead(file);
     if (!read.ok) {
       if (read.diagnostic.code === "missing_skill_file") return false;
       loads.set(directory, { skill: undefined, diagnostics: [read.diagnostic], governanceInvalid: false });
       return true;
     }
-    const loaded = loadSkillText(read.text, directory, { source });
+    const loaded = loadSkillHead(read, directory, file, { source });
     const { stats } = read;
     cache.set(file, {
       loaded,

@@ -43,6 +43,50 @@ export function splitFrontMatter(text: string): SplitSkillFile {
   return { yaml: undefined, body: normalised, unterminated: true };
 }
 
+const DASH = 0x2d;
+const LINE_FEED = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
+
+/**
+ * Where {@link splitFrontMatter} would find the YAML, found in the bytes of a SKILL.md
+ * without decoding them: the byte range between a first line `---` (after an optional
+ * UTF-8 BOM) and the next line that is exactly `---`. It answers only when no carriage
+ * return comes before the end of the closing line (CR and CRLF line ends are rewritten
+ * by the split, which then needs the text); `undefined` means "split the decoded text".
+ * The range is then exactly the split's `yaml`, in UTF-8.
+ */
+export function locateFrontMatter(bytes: Uint8Array): { start: number; end: number } | undefined {
+  const length = bytes.length;
+  const start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 7 : 4;
+  if (
+    length < start ||
+    bytes[start - 4] !== DASH ||
+    bytes[start - 3] !== DASH ||
+    bytes[start - 2] !== DASH ||
+    bytes[start - 1] !== LINE_FEED
+  ) {
+    return undefined;
+  }
+  const carriageReturn = bytes.indexOf(CARRIAGE_RETURN, start);
+  let lineStart = start;
+  while (lineStart < length) {
+    const lineEnd = bytes.indexOf(LINE_FEED, lineStart);
+    const end = lineEnd === -1 ? length : lineEnd;
+    if (carriageReturn !== -1 && carriageReturn < end) return undefined;
+    if (
+      end - lineStart === 3 &&
+      bytes[lineStart] === DASH &&
+      bytes[lineStart + 1] === DASH &&
+      bytes[lineStart + 2] === DASH
+    ) {
+      return { start, end: lineStart };
+    }
+    if (lineEnd === -1) return undefined;
+    lineStart = lineEnd + 1;
+  }
+  return undefined;
+}
+
 /** The outcome of parsing front matter: a mapping (possibly empty) and any problems. */
 export interface ParsedFrontMatter {
   /** The parsed mapping; `undefined` when the YAML could not be used at all. */

@@ -4,7 +4,7 @@ import { SkillgateError } from "../core/errors.js";
 import { readSkillFields, type ValidationMode } from "./fields.js";
 import { parseFrontMatterYaml, splitFrontMatter } from "./front-matter.js";
 import { readGovernance } from "./governance.js";
-import { readSkillFileText, SKILL_FILE } from "./read-skill-file.js";
+import { readSkillFileText, SKILL_FILE, type SkillFileContent } from "./read-skill-file.js";
 import { Skill } from "./skill.js";
 
 /** How to load a skill folder. */
@@ -33,44 +33,68 @@ export function loadSkillFolder(directory: string, options: LoadSkillOptions): L
 
 /** Loads a skill from SKILL.md text that was already read from `directory`. */
 export function loadSkillText(text: string, directory: string, options: LoadSkillOptions): LoadedSkill {
-  const mode = options.mode ?? "lenient";
   const path = join(directory, SKILL_FILE);
   const split = splitFrontMatter(text);
-  const diagnostics: Diagnostic[] = [];
   if (split.unterminated) {
-    diagnostics.push(
-      diagnostic(
-        "unterminated_front_matter",
-        "error",
-        "front matter starts with --- but has no closing --- line",
-        {
-          path,
-          hint: "add a line holding only --- after the front matter",
-        },
-      ),
+    const problem = diagnostic(
+      "unterminated_front_matter",
+      "error",
+      "front matter starts with --- but has no closing --- line",
+      {
+        path,
+        hint: "add a line holding only --- after the front matter",
+      },
     );
-    return { skill: undefined, diagnostics, governanceInvalid: false };
+    return { skill: undefined, diagnostics: [problem], governanceInvalid: false };
   }
+  return loadSkillParts(split.yaml, split.body, directory, path, options);
+}
+
+/**
+ * Loads a skill from a SKILL.md as discovery reads it (`readSkillFileHead`): from
+ * its front matter alone when that could be cut out of the bytes (the body is read when
+ * asked for; a file with front matter takes its description from there), else from the
+ * whole text. `path` is the SKILL.md in `directory`. Gives what {@link loadSkillText}
+ * gives for the whole file.
+ */
+export function loadSkillHead(
+  head: SkillFileContent,
+  directory: string,
+  path: string,
+  options: LoadSkillOptions,
+): LoadedSkill {
+  if (head.yaml !== undefined) return loadSkillParts(head.yaml, "", directory, path, options);
+  return loadSkillText(head.text, directory, options);
+}
+
+function loadSkillParts(
+  yaml: string | undefined,
+  body: string,
+  directory: string,
+  path: string,
+  options: LoadSkillOptions,
+): LoadedSkill {
+  const mode = options.mode ?? "lenient";
+  let diagnostics: Diagnostic[] = [];
   let data: Record<string, unknown> = {};
-  if (split.yaml !== undefined) {
-    const parsed = parseFrontMatterYaml(split.yaml, path);
-    diagnostics.push(...parsed.diagnostics);
+  if (yaml !== undefined) {
+    const parsed = parseFrontMatterYaml(yaml, path);
+    diagnostics = concatenated(diagnostics, parsed.diagnostics);
     if (parsed.data === undefined) return { skill: undefined, diagnostics, governanceInvalid: false };
     data = parsed.data;
   }
-  const folderName = basename(directory);
   const fieldsResult = readSkillFields(data, {
-    folderName,
+    folderName: basename(directory),
     path,
     mode,
-    hasFrontMatter: split.yaml !== undefined,
-    body: split.body,
+    hasFrontMatter: yaml !== undefined,
+    body,
   });
-  diagnostics.push(...fieldsResult.diagnostics);
+  diagnostics = concatenated(diagnostics, fieldsResult.diagnostics);
   const fields = fieldsResult.fields;
   if (fields === undefined) return { skill: undefined, diagnostics, governanceInvalid: false };
   const governanceResult = readGovernance(fields.metadata, { path, mode });
-  diagnostics.push(...governanceResult.diagnostics);
+  diagnostics = concatenated(diagnostics, governanceResult.diagnostics);
   const skill = new Skill({
     name: fields.name,
     source: options.source,
@@ -82,6 +106,13 @@ export function loadSkillText(text: string, directory: string, options: LoadSkil
     body: () => readBody(path),
   });
   return { skill, diagnostics, governanceInvalid: governanceResult.diagnostics.length > 0 };
+}
+
+/** `list` with `more` added; `list` itself when there is nothing to add (most skills). */
+function concatenated(list: Diagnostic[], more: readonly Diagnostic[]): Diagnostic[] {
+  if (more.length === 0) return list;
+  for (const item of more) list.push(item);
+  return list;
 }
 
 /** Reads a SKILL.md again and returns its body; throws {@link SkillUnreadableError} when it can no longer be read. */
