@@ -2,6 +2,7 @@ import { parseDocument } from "yaml";
 import { type Diagnostic, diagnostic } from "../core/diagnostics.js";
 import { MAX_FRONT_MATTER_BYTES, MAX_YAML_ALIAS_COUNT } from "../core/limits.js";
 import { isForbiddenKey, isPlainObject } from "../core/safe-json.js";
+import { scanFrontMatter } from "./front-matter-scanner.js";
 import { parseSimpleFrontMatter } from "./simple-yaml.js";
 
 /**
@@ -108,7 +109,9 @@ export function parseFrontMatterYaml(yaml: string, path?: string): ParsedFrontMa
       "move long text into the body or a file under references/",
     );
   }
-  const simple = parseSimpleFrontMatter(yaml);
+  // The one-pass scanner takes the common shape; the line-based fast path takes a little
+  // more; everything else goes to the yaml library.
+  const simple = scanFrontMatter(yaml) ?? parseSimpleFrontMatter(yaml);
   if (simple !== undefined) return { data: simple, diagnostics: [] };
   return parseWithYamlLibrary(yaml, path);
 }

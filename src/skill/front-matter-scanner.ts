@@ -1,0 +1,293 @@
+/**
+ * The front matter nearly every SKILL.md has, read in one pass over the text with no
+ * line array, regular expression or intermediate object: top-level `key: value` lines,
+ * one nested mapping of scalars (`metadata:`), and top-level literal or folded block
+ * scalars (`description: >-`) whose lines share one indentation.
+ *
+ * It is a faster twin of {@link parseSimpleFrontMatter} (simple-yaml.ts) and follows its
+ * rules line for line: what it returns, that parser returns too, and a property test
+ * holds it to that. It returns `undefined` for anything else (including some inputs that
+ * parser would still take), and the caller falls back to that parser, then to `yaml`.
+ */
+
+const LINE_FEED = 0x0a;
+const SPACE = 0x20;
+const HASH = 0x23;
+const DOUBLE_QUOTE = 0x22;
+const SINGLE_QUOTE = 0x27;
+const COLON = 0x3a;
+const BACKSLASH = 0x5c;
+const FOLDED = 0x3e;
+const LITERAL = 0x7c;
+const DASH = 0x2d;
+
+// YAML allows an implicit key of at most 1024 characters before its ":"; longer is an error there.
+const MAX_IMPLICIT_KEY_LENGTH = 1024;
+
+/** ASCII characters allowed in a key after its first: letters, digits, `_`, `.`, `-`. */
+const KEY_CHARACTER = asciiTable("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-");
+/** ASCII characters a key may start with: letters and `_`. */
+const KEY_START = asciiTable("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_");
+/** ASCII characters a plain scalar must not start with: indicators, digits, signs, `.`, `~`. */
+const NOT_PLAIN_START = asciiTable("-?:,[]{}#&*!|>'\"%@`0123456789+.~");
+
+// Keys the core schema reads as null or booleans, or that could pollute prototypes; the
+// same words as values would not be strings.
+const RESERVED_KEYS = new Set([
+  "null",
+  "Null",
+  "NULL",
+  "true",
+  "True",
+  "TRUE",
+  "false",
+  "False",
+  "FALSE",
+  "__proto__",
+  "constructor",
+  "prototype",
+]);
+const NON_STRING_VALUES = new Set([
+  "null",
+  "Null",
+  "NULL",
+  "true",
+  "True",
+  "TRUE",
+  "false",
+  "False",
+  "FALSE",
+]);
+
+/** Reads the common shape, or returns `undefined` when the text needs a fuller parser. */
+export function scanFrontMatter(yaml: string): Record<string, unknown> | undefined {
+  const length = yaml.length;
+  const result: Record<string, unknown> = {};
+  let position = 0;
+  while (position < length) {
+    const end = lineEnd(yaml, position);
+    if (end === position) {
+      position += 1;
+      continue;
+    }
+    const colon = keyEnd(yaml, position, end);
+    if (colon === -1) return undefined;
+    const key = yaml.slice(position, colon);
+    if (RESERVED_KEYS.has(key) || Object.hasOwn(result, key)) return undefined;
+    if (colon + 1 === end) {
+      const mapping: Record<string, string> = {};
+      position = readMapping(yaml, end, mapping);
+      if (position === -1) return undefined;
+      result[key] = mapping;
+      continue;
+    }
+    if (yaml.charCodeAt(colon + 1) !== SPACE) return undefined;
+    const start = skipSpaces(yaml, colon + 1, end);
+    const stop = trimEnd(yaml, start, end);
+    if (start === stop) return undefined;
+    const header = blockHeader(yaml, start, stop);
+    if (header !== 0) {
+      const block = readBlock(yaml, end, header);
+      if (block === undefined) return undefined;
+      result[key] = block.value;
+      position = block.next;
+      continue;
+    }
+    const value = scalar(yaml, start, stop);
+    if (value === undefined) return undefined;
+    result[key] = value;
+    position = end + 1;
+  }
+  return result;
+}
+
+/**
+ * The entries of a nested mapping whose lines follow the header line ending at
+ * `headerEnd`, all at the indentation of the first. Returns where the top level goes on,
+ * or -1 when the block is not the simple kind.
+ */
+function readMapping(yaml: string, headerEnd: number, mapping: Record<string, string>): number {
+  const length = yaml.length;
+  // A header on the last line has no block at all.
+  if (headerEnd === length) return -1;
+  let position = headerEnd + 1;
+  const indent = countSpaces(yaml, position, lineEnd(yaml, position));
+  if (indent === 0) return -1;
+  while (position <= length) {
+    const end = lineEnd(yaml, position);
+    if (end === position) return position;
+    const spaces = countSpaces(yaml, position, end);
+    if (spaces < indent) {
+      // A line indented less than the block but not at the top level needs the full parser.
+      return spaces > 0 ? -1 : position;
+    }
+    const keyStart = position + indent;
+    const colon = keyEnd(yaml, keyStart, end);
+    if (colon === -1 || colon + 1 === end || yaml.charCodeAt(colon + 1) !== SPACE) return -1;
+    const key = yaml.slice(keyStart, colon);
+    if (RESERVED_KEYS.has(key) || Object.hasOwn(mapping, key)) return -1;
+    const start = skipSpaces(yaml, colon + 1, end);
+    const stop = trimEnd(yaml, start, end);
+    if (start === stop) return -1;
+    const value = scalar(yaml, start, stop);
+    if (value === undefined) return -1;
+    mapping[key] = value;
+    position = end + 1;
+  }
+  return position;
+}
+
+/**
+ * A literal (`|`) or folded (`>`) block scalar with clip or strip chomping, whose lines
+ * follow the header line ending at `headerEnd`: every content line at one indentation,
+ * no blank line inside, no trailing space. Blank lines may only end it.
+ */
+function readBlock(
+  yaml: string,
+  headerEnd: number,
+  header: number,
+): { value: string; next: number } | undefined {
+  const length = yaml.length;
+  if (headerEnd === length) return undefined;
+  let position = headerEnd + 1;
+  const firstEnd = lineEnd(yaml, position);
+  const indent = countSpaces(yaml, position, firstEnd);
+  if (indent === 0 || indent === firstEnd - position) return undefined;
+  const separator = (header & LITERAL_HEADER) !== 0 ? "\n" : " ";
+  let value: string | undefined;
+  while (position <= length) {
+    const end = lineEnd(yaml, position);
+    if (end === position) {
+      // Blank lines are fine only where the block ends: before the next key or the end.
+      let next = position;
+      while (next < length && yaml.charCodeAt(next) === LINE_FEED) next += 1;
+      if (next < length && yaml.charCodeAt(next) === SPACE) return undefined;
+      position = next;
+      break;
+    }
+    const spaces = countSpaces(yaml, position, end);
+    if (spaces === 0) break;
+    // A line of spaces only is a blank line whose meaning depends on its length: full parser.
+    if (spaces !== indent || spaces === end - position) return undefined;
+    const start = position + indent;
+    if (yaml.charCodeAt(end - 1) === SPACE || hasUnsafeCharacter(yaml, start, end)) return undefined;
+    const line = yaml.slice(start, end);
+    value = value === undefined ? line : value + separator + line;
+    position = end + 1;
+  }
+  if (value === undefined) return undefined;
+  return { value: (header & STRIP_HEADER) !== 0 ? value : `${value}\n`, next: position };
+}
+
+const LITERAL_HEADER = 1;
+const FOLDED_HEADER = 2;
+const STRIP_HEADER = 4;
+
+/** `|`, `|-`, `>` or `>-` as flags, or 0 for anything else. */
+function blockHeader(yaml: string, start: number, stop: number): number {
+  const first = yaml.charCodeAt(start);
+  const kind = first === LITERAL ? LITERAL_HEADER : first === FOLDED ? FOLDED_HEADER : 0;
+  if (kind === 0) return 0;
+  if (stop - start === 1) return kind;
+  if (stop - start === 2 && yaml.charCodeAt(start + 1) === DASH) return kind | STRIP_HEADER;
+  return 0;
+}
+
+/**
+ * A scalar in `[start, stop)`: a quoted one without escapes or inner quotes, or a plain
+ * one that is surely a string (no indicator first, not a number, boolean or null, no
+ * `: ` or ` #` inside, no `:` at the end). `undefined` for anything else.
+ */
+function scalar(yaml: string, start: number, stop: number): string | undefined {
+  const first = yaml.charCodeAt(start);
+  if (first === DOUBLE_QUOTE || first === SINGLE_QUOTE) {
+    if (stop - start < 2 || yaml.charCodeAt(stop - 1) !== first) return undefined;
+    for (let index = start + 1; index < stop - 1; index += 1) {
+      const code = yaml.charCodeAt(index);
+      if (code === first || (code === BACKSLASH && first === DOUBLE_QUOTE) || isUnsafe(code)) {
+        return undefined;
+      }
+    }
+    return yaml.slice(start + 1, stop - 1);
+  }
+  if (first < 0x80 ? NOT_PLAIN_START[first] === 1 : isUnicodeSpace(first)) return undefined;
+  for (let index = start; index < stop; index += 1) {
+    const code = yaml.charCodeAt(index);
+    if (isUnsafe(code)) return undefined;
+    if (index + 1 < stop) {
+      const next = yaml.charCodeAt(index + 1);
+      if ((code === COLON && next === SPACE) || (code === SPACE && next === HASH)) return undefined;
+    }
+  }
+  if (yaml.charCodeAt(stop - 1) === COLON) return undefined;
+  const value = yaml.slice(start, stop);
+  if (stop - start <= 5 && NON_STRING_VALUES.has(value)) return undefined;
+  return value;
+}
+
+/** Index of the colon ending a key that starts at `start`, or -1 when the line has no simple key. */
+function keyEnd(yaml: string, start: number, end: number): number {
+  const first = yaml.charCodeAt(start);
+  if (start >= end || first >= 0x80 || KEY_START[first] !== 1) return -1;
+  const last = Math.min(end, start + MAX_IMPLICIT_KEY_LENGTH + 1);
+  for (let index = start + 1; index < last; index += 1) {
+    const code = yaml.charCodeAt(index);
+    if (code === COLON) return index;
+    if (code >= 0x80 || KEY_CHARACTER[code] !== 1) return -1;
+  }
+  return -1;
+}
+
+function lineEnd(yaml: string, from: number): number {
+  const end = yaml.indexOf("\n", from);
+  return end === -1 ? yaml.length : end;
+}
+
+function countSpaces(yaml: string, start: number, end: number): number {
+  let index = start;
+  while (index < end && yaml.charCodeAt(index) === SPACE) index += 1;
+  return index - start;
+}
+
+function skipSpaces(yaml: string, start: number, end: number): number {
+  return start + countSpaces(yaml, start, end);
+}
+
+function trimEnd(yaml: string, start: number, end: number): number {
+  let stop = end;
+  while (stop > start && yaml.charCodeAt(stop - 1) === SPACE) stop -= 1;
+  return stop;
+}
+
+/** Control characters, line and paragraph separators and a BOM change YAML's reading or are refused by it. */
+function isUnsafe(code: number): boolean {
+  return (
+    code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x2028 || code === 0x2029 || code === 0xfeff
+  );
+}
+
+function hasUnsafeCharacter(yaml: string, start: number, end: number): boolean {
+  for (let index = start; index < end; index += 1) if (isUnsafe(yaml.charCodeAt(index))) return true;
+  return false;
+}
+
+/** The characters outside ASCII that a regular expression's `\s` matches. */
+function isUnicodeSpace(code: number): boolean {
+  return (
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
+  );
+}
+
+function asciiTable(characters: string): Uint8Array {
+  const table = new Uint8Array(128);
+  for (let index = 0; index < characters.length; index += 1) table[characters.charCodeAt(index)] = 1;
+  return table;
+}
