@@ -42,10 +42,57 @@ export {
 export type { FolderOptions, Folders } from "./core/folders.js";
 export { resolveFolders } from "./core/folders.js";
 export { MAX_SKILL_CHARS, SKILL_DESC_MAX } from "./core/limits.js";
+export type {
+  AfterToolAnswer,
+  AfterToolEvent,
+  ApprovalEvent,
+  BeforeToolAnswer,
+  BeforeToolEvent,
+  EventName,
+  EventPayloads,
+  EventScope,
+  Hook,
+} from "./extensions/events.js";
+export { EVENTS, isEventName } from "./extensions/events.js";
+export type { ExtensionSettings } from "./extensions/host.js";
+export { ExtensionHost } from "./extensions/host.js";
+export type { ExtensionFolderOptions, HooksFileLocation, LoadOptions } from "./extensions/load.js";
+export { EXTENSION_FILE_KINDS, extensionFolders, HOOKS_FILE, hooksFiles, load } from "./extensions/load.js";
+export type { RegisteredHook, RegistrySummary } from "./extensions/registry.js";
+export { InvalidExtensionError, MAX_NOTES, Registry, UnknownEventError } from "./extensions/registry.js";
+export type { ShellHookOptions } from "./extensions/shell-hooks.js";
+export { loadShellHooks } from "./extensions/shell-hooks.js";
+export type {
+  ApprovalCall,
+  ApprovalPolicy,
+  ExtensionCommand,
+  ExtensionSkillInit,
+  ExtensionTool,
+  ExtensionToolContext,
+  ExtensionToolTier,
+  HookInfo,
+  Registrar,
+} from "./extensions/types.js";
 export { AuditLog } from "./observe/audit-log.js";
 export { ChatLog } from "./observe/chat-log.js";
 export type { AuditEvent, AuditEventType, AuditSink, CallStatus } from "./observe/events.js";
 export type { Logger } from "./observe/logger.js";
+export type { ApprovalQueueResult, OwnerAnswer, QueueApprover } from "./policy/approval-queue.js";
+export {
+  APPROVALS_FOLDER,
+  ApprovalQueue,
+  MAX_APPROVAL_FILE_BYTES,
+  MAX_QUEUED_APPROVALS,
+} from "./policy/approval-queue.js";
+export type { ApprovalQueueErrorCode } from "./policy/approval-queue-errors.js";
+export {
+  ApprovalAlreadyAnsweredError,
+  ApprovalAnswerNotOfferedError,
+  ApprovalExpiredError,
+  ApprovalNotFoundError,
+  ApprovalQueueError,
+  ApprovalQueueFullError,
+} from "./policy/approval-queue-errors.js";
 export type { ApprovalAnswer, ApprovalRequest } from "./policy/approvals.js";
 export { ApprovalBook } from "./policy/approvals.js";
 export type { PolicyDecision } from "./policy/decide.js";
@@ -91,6 +138,9 @@ export type { ArgumentRepair, NormalisedArguments } from "./tools/arguments.js";
 export { ARGUMENT_MESSAGES, normaliseArguments } from "./tools/arguments.js";
 export type { Approver, BrokerOptions, CallScope, ToolCallResult } from "./tools/broker.js";
 export { Broker } from "./tools/broker.js";
+export type { BeforeToolVerdict, CallHooks } from "./tools/call-hooks.js";
+export { APPROVAL_POLICY_RULE, HOOK_RULE, narrowByHooks } from "./tools/call-hooks.js";
+export { registryHooks } from "./tools/extension-hooks.js";
 export type { SkillScope } from "./tools/skill-view.js";
 export type { AnyTool, CallSubject, ToolDefinition, ToolOutput } from "./tools/tool.js";
 export type { Turn, TurnOptions } from "./tools/turn.js";
