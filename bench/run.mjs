@@ -1,7 +1,7 @@
 /**
- * Runs every benchmark (discovery, then runners) against the built package and prints the
+ * Runs every benchmark (discovery, runners, MCP, then the sandbox) against the built package and prints the
  * results. `npm run bench` builds first; `node bench/run.mjs --sizes 1000` is a quick run;
- * `--only discovery` or `--only runners` runs one of them.
+ * `--only discovery`, `--only runners` or `--only mcp` runs one of them.
  * BENCH_DIST points at another build (e.g. a temp outDir). `--json FILE` also writes the
  * raw measurements. Targets are reported as PASS/MISS; the exit code is 0 either way,
  * and 1 only when the benchmark itself fails (e.g. a contestant found the wrong count).
@@ -12,6 +12,7 @@ import { availableParallelism, cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { distFolder } from "./contestants.mjs";
 import { formatDiscoveryResults, missedTargets, runDiscoveryBenchmark } from "./discovery.mjs";
+import { formatMcpResults, mcpTargetsMet, runMcpBenchmark } from "./mcp.mjs";
 import { formatRunnersResults, runnersTargetsMet, runRunnersBenchmark } from "./runners.mjs";
 
 const { values } = parseArgs({
@@ -21,6 +22,7 @@ const { values } = parseArgs({
     repeats: { type: "string", default: "5" },
     cold: { type: "string", default: "5" },
     "runner-rounds": { type: "string", default: "40" },
+    "mcp-rounds": { type: "string", default: "200" },
     concurrency: { type: "string", default: "100" },
     only: { type: "string" },
     json: { type: "string" },
@@ -40,15 +42,15 @@ const load = () =>
     .join(" ");
 const loadBefore = load();
 const only = values.only;
-if (only !== undefined && only !== "discovery" && only !== "runners") {
-  console.error(`--only takes discovery or runners, got ${only}`);
+if (only !== undefined && only !== "discovery" && only !== "runners" && only !== "mcp") {
+  console.error(`--only takes discovery, runners or mcp, got ${only}`);
   process.exit(2);
 }
 try {
   const machine = `node ${process.version}, ${availableParallelism()} cores (${cpus()[0]?.model.trim() ?? "unknown cpu"}), ${process.platform}`;
   const raw = { machine };
   let discovery;
-  if (only !== "runners") {
+  if (only === undefined || only === "discovery") {
     discovery = await runDiscoveryBenchmark({
       sizes,
       rounds: Number(values.rounds),
@@ -59,13 +61,18 @@ try {
     raw.discovery = discovery;
   }
   let runners;
-  if (only !== "discovery") {
+  if (only === undefined || only === "runners") {
     runners = await runRunnersBenchmark({
       rounds: Number(values["runner-rounds"]),
       concurrency: Number(values.concurrency),
       log,
     });
     raw.runners = runners;
+  }
+  let mcp;
+  if (only === undefined || only === "mcp") {
+    mcp = await runMcpBenchmark({ rounds: Number(values["mcp-rounds"]), log });
+    raw.mcp = mcp;
   }
   console.log(`# skillgate benchmarks\n\nmachine: ${machine}\npackage: ${distFolder()}`);
   console.log(`load average (1/5/15 min): ${loadBefore} before, ${load()} after\n`);
@@ -83,6 +90,10 @@ try {
   if (runners !== undefined) {
     console.log(`\n${formatRunnersResults(runners)}`);
     console.log(runnersTargetsMet(runners) ? "runner overhead target met" : "MISS: runner overhead target");
+  }
+  if (mcp !== undefined) {
+    console.log(`\n${formatMcpResults(mcp)}`);
+    console.log(mcpTargetsMet(mcp) ? "MCP load_skill target met" : "MISS: MCP load_skill target");
   }
   if (only === undefined) console.log(`\n${await (await import("./sandbox.mjs")).sandboxReport({ log })}`);
   if (values.json !== undefined)

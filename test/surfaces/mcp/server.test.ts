@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
@@ -235,6 +235,40 @@ describe("resources over MCP", () => {
       expect((error as McpError).code, uri).toBe(RESOURCE_NOT_FOUND);
       expect((error as McpError).data, uri).toMatchObject({ code: "not_found" });
     }
+  });
+
+  it("never lists or reads a link inside a skill, lists a file over 1 MiB without a digest and refuses to read it", async () => {
+    const tree = mcpTree();
+    symlinkSync("/etc/hostname", join(tree.skills, "notes", "references", "link.md"));
+    writeFileSync(join(tree.skills, "notes", "assets", "big.bin"), Buffer.alloc(1024 * 1024 + 1, 1));
+    const { client } = await connectClient(openHost(tree));
+    const { resources } = await client.listResources();
+    expect(resources.map((resource) => resource.uri)).not.toContain("skill://notes/references/link.md");
+    const big = resources.find((resource) => resource.uri === "skill://notes/assets/big.bin");
+    expect(big).toMatchObject({ size: 1024 * 1024 + 1, mimeType: "application/octet-stream" });
+    expect(big?._meta).toBeUndefined();
+    const link = await client
+      .readResource({ uri: "skill://notes/references/link.md" })
+      .catch((error: unknown) => error);
+    expect((link as McpError).data).toMatchObject({ code: "not_found" });
+    const tooLarge = await client
+      .readResource({ uri: "skill://notes/assets/big.bin" })
+      .catch((error: unknown) => error);
+    expect((tooLarge as McpError).code).toBe(-32602);
+    expect((tooLarge as McpError).data).toMatchObject({ code: "file_too_large" });
+  });
+
+  it("a skill removed during the session is no longer listed or read", async () => {
+    const tree = mcpTree();
+    const { client } = await connectClient(openHost(tree));
+    expect((await client.readResource({ uri: "skill://wipe/SKILL.md" })).contents).toHaveLength(1);
+    rmSync(join(tree.skills, "wipe"), { recursive: true });
+    const { resources } = await client.listResources();
+    expect(resources.some((resource) => resource.uri.startsWith("skill://wipe/"))).toBe(false);
+    const error = await client
+      .readResource({ uri: "skill://wipe/SKILL.md" })
+      .catch((caught: unknown) => caught);
+    expect((error as McpError).data).toMatchObject({ code: "not_found" });
   });
 
   it("serves the skill index as the skill-index prompt", async () => {
