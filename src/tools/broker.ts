@@ -53,6 +53,8 @@ export interface ToolCallResult {
   readonly text: string;
   readonly status: CallStatus;
   readonly decision?: PolicyDecision;
+  /** For `awaiting_approval`: the approval request the owner answers (`skillgate approve ID`). */
+  readonly approvalId?: string;
 }
 
 /** Statuses the chat log counts (seed 000, "Chat issues"). */
@@ -211,7 +213,10 @@ export class Broker {
         hooks,
       );
       if (typeof answer === "object")
-        return finish(subject, awaitingText(answer.deferred), "awaiting_approval", decision);
+        return {
+          ...finish(subject, awaitingText(answer.deferred), "awaiting_approval", decision),
+          approvalId: answer.deferred,
+        };
       if (answer === "expired")
         return finish(
           subject,

@@ -55,11 +55,18 @@ const inputSchema: JsonSchema = {
   additionalProperties: false,
 };
 
+// What prepare reads before it normalises `arguments` and `node` itself (any JSON form).
+const acceptedSchema: JsonSchema = {
+  ...inputSchema,
+  properties: { ...(inputSchema.properties as object), arguments: {}, node: {} },
+};
+
 /** The tool that runs a skill's script through the runner of its execution mode. */
 export function runScriptTool(environment: RunScriptEnvironment): ToolDefinition<RunScriptInput> {
   return {
     name: "run_skill_script",
     tier: "by-skill",
+    acceptedSchema,
     description:
       "Run one of a skill's scripts. Read the skill with load_skill first: it lists the scripts and the JSON Schema of their arguments. " +
       'Send {"skill": "NAME", "script": "scripts/FILE", "arguments": {...}} with arguments as a JSON object, for example ' +
@@ -92,7 +99,7 @@ export function runScriptTool(environment: RunScriptEnvironment): ToolDefinition
 
 function prepareRun(environment: RunScriptEnvironment, raw: unknown): PreparedCall<RunScriptInput> {
   const shape = readInput<{ skill: string; script: string; arguments?: unknown; node?: unknown }>(
-    { ...inputSchema, properties: { ...(inputSchema.properties as object), arguments: {}, node: {} } },
+    acceptedSchema,
     raw,
     "change",
     "run a skill script",

@@ -156,6 +156,8 @@ function draftSkillTool(
       '"files": {"scripts/report.py": "..."}, "tier": "read", "sourceChats": ["CHAT_ID"], "rationale": "Asked for three times."}. ' +
       'To change your own draft again before review, send the same with "update": true. Skills the owner enabled or edited cannot be drafted over.',
     inputSchema,
+    // Read by readDraftArguments / readEditArguments: the object, or JSON text holding it.
+    acceptedSchema: { anyOf: [inputSchema, { type: "string" }] },
     prepare: async (raw): Promise<PreparedCall<ReturnType<typeof readDraftArguments>>> => {
       try {
         const input = readDraftArguments(raw);
@@ -223,6 +225,8 @@ function editSkillTool(
       'Send {"skillName": "backup-check", "files": {"scripts/check.py": "...whole new text..."}, "reason": "Also check the second disk."}. ' +
       "Field names are case-sensitive; unknown or repeated fields are refused. Not available in plan mode or in jobs.",
     inputSchema,
+    // Read by readDraftArguments / readEditArguments: the object, or JSON text holding it.
+    acceptedSchema: { anyOf: [inputSchema, { type: "string" }] },
     prepare: (raw) => {
       let args: EditArguments;
       try {

@@ -43,6 +43,13 @@ export interface ToolDefinition<Input = Record<string, JsonValue>> {
   readonly description: string;
   /** The JSON Schema a client validates the input with (MCP, the AI SDK). */
   readonly inputSchema: JsonSchema;
+  /**
+   * The schema `prepare` accepts before it repairs or reads parts itself, when that is
+   * looser than `inputSchema` (`run_skill_script` takes `arguments` as JSON text; the store's
+   * tools take their whole input as JSON text). A client that validates must use this one,
+   * or it would refuse what skillgate can repair. Absent: `inputSchema`.
+   */
+  readonly acceptedSchema?: JsonSchema;
   prepare(raw: unknown): PreparedCall<Input> | Promise<PreparedCall<Input>>;
   execute(input: Input, context: ExecuteContext): Promise<ToolOutput>;
 }

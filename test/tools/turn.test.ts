@@ -173,6 +173,7 @@ describe("a turn", () => {
     });
     const id = asked[0]?.id ?? "";
     expect(result.status).toBe("awaiting_approval");
+    expect(result.approvalId).toBe(id);
     expect(result.text).toMatch(/^HOST: this call needs the owner's approval/);
     expect(result.text).toContain(`skillgate approve ${id}`);
     expect(runner.requests).toEqual([]);

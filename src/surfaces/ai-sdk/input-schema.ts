@@ -1,6 +1,6 @@
 import { type JSONSchema7, jsonSchema, type Schema } from "ai";
 import { InvalidArgumentError } from "../../core/errors.js";
-import { isPlainObject, type JsonValue } from "../../core/safe-json.js";
+import type { JsonValue } from "../../core/safe-json.js";
 import type { JsonSchema } from "../../skill/parameters-schema.js";
 import { checkAgainstSchema } from "../../tools/input.js";
 import type { AnyTool } from "../../tools/tool.js";
@@ -11,45 +11,13 @@ import type { AnyTool } from "../../tools/tool.js";
  */
 export type SkillgateToolInput = { readonly [key: string]: JsonValue } | string;
 
-/** What the broker reads itself, before any schema, for one tool. */
-interface BrokerReading {
-  /** Top-level fields it takes in any JSON form and normalises (or refuses with its own sentence). */
-  readonly fields?: readonly string[];
-  /** Whether the whole input may be JSON text holding the object. */
-  readonly text?: boolean;
-}
-
 /**
- * Where the broker is more lenient than a tool's advertised schema, because it repairs or
- * reads the input itself (docs/tools.md, "Script arguments"; docs/drafts-and-edits.md):
- * `run_skill_script`'s `arguments` may be JSON text, `null` or missing and its `node` may sit
- * beside `arguments`; `draft_skill` and `edit_skill` take their whole input as JSON text too.
- * The SDK must let these through to the broker, which repairs them or answers with its own
- * `HOST:` sentence (and an audit event).
- */
-const READ_BY_THE_BROKER: Readonly<Record<string, BrokerReading>> = {
-  run_skill_script: { fields: ["arguments", "node"] },
-  draft_skill: { text: true },
-  edit_skill: { text: true },
-};
-
-/**
- * The schema the broker reads a call's input against before any repair: the advertised
- * schema, with what the broker reads itself accepted in any form. Never stricter than the
- * broker, so every input it can repair reaches it.
+ * The schema the broker reads a call's input against before any repair: the tool's own
+ * `acceptedSchema` where it is looser than the advertised one, so every input the broker
+ * can repair reaches it.
  */
 export function acceptedSchema(tool: AnyTool): JsonSchema {
-  const reading = READ_BY_THE_BROKER[tool.name];
-  if (reading === undefined) return tool.inputSchema;
-  let schema = tool.inputSchema;
-  const properties = schema.properties;
-  if (reading.fields !== undefined && isPlainObject(properties)) {
-    const widened = { ...properties } as { [key: string]: JsonValue };
-    for (const field of reading.fields) if (field in widened) widened[field] = {};
-    schema = { ...schema, properties: widened };
-  }
-  // The object first: a mismatch is then described by the object's first problem.
-  return reading.text === true ? { anyOf: [schema, { type: "string" }] } : schema;
+  return tool.acceptedSchema ?? tool.inputSchema;
 }
 
 /**

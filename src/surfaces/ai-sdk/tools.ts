@@ -24,6 +24,8 @@ export interface SkillgateToolResult {
   readonly rule?: string;
   /** What that rule said. */
   readonly decision?: PolicyEffect;
+  /** For `awaiting_approval`: the approval request's id, for `skillgate approve ID`. */
+  readonly approvalId?: string;
 }
 
 /** The call a {@link SkillgateToolResult} answers, for {@link SkillgateToolsOptions.onResult}. */
@@ -85,6 +87,7 @@ function resultOf(result: ToolCallResult): SkillgateToolResult {
     ...(result.decision !== undefined
       ? { rule: result.decision.rule, decision: result.decision.effect }
       : {}),
+    ...(result.approvalId !== undefined ? { approvalId: result.approvalId } : {}),
   };
 }
 
