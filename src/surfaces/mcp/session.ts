@@ -46,7 +46,7 @@ export interface McpSession {
   readonly turn: Turn;
   /** Tells the client the tools and resources may have changed (`list_changed` notifications). */
   catalogChanged(): Promise<void>;
-  /** Stops routing approvals here and closes the server (and with it the transport). */
+  /** Stops routing approvals here, closes the server (and with it the transport) and tells extensions the chat stopped. */
   close(): Promise<void>;
 }
 
@@ -142,6 +142,15 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
       closed = true;
       detach();
       await server.close();
+      // Extensions hear that the chat stopped; one that fails cannot keep the session open.
+      await turn
+        .stop("the MCP session closed")
+        .catch((error: unknown) =>
+          options.logger.warn("extension stop hook failed", {
+            session: options.sessionId,
+            error: describeError(error),
+          }),
+        );
     },
   };
 }

@@ -5,6 +5,7 @@ import {
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
+import { Registry } from "../../../src/extensions/registry.js";
 import { writeSkill } from "../../helpers/skill-tree.js";
 import { connectClient, mcpTree, openHost } from "./harness.js";
 
@@ -61,5 +62,22 @@ describe("list_changed notifications", () => {
       "notifications/tools/list_changed",
       "notifications/resources/list_changed",
     ]);
+  });
+});
+
+describe("the end of a session", () => {
+  it("tells extensions the session's chat stopped", async () => {
+    const tree = mcpTree();
+    const stopped: Array<{ scope?: { id: string }; reason?: string }> = [];
+    const extensions = new Registry().on("stop", (payload) => {
+      stopped.push(payload);
+    });
+    const host = openHost(tree, { extensions });
+    const { session } = await connectClient(host);
+    await host.closeSession(session.id);
+    expect(stopped).toEqual([
+      { scope: { kind: "chat", id: session.chatId }, reason: "the MCP session closed" },
+    ]);
+    expect(host.sessionCount).toBe(0);
   });
 });
