@@ -68,7 +68,7 @@ export interface Turn {
   /** The skill index block for the system prompt. */
   skillIndex(): string;
   /** Calls a tool by name; unknown names and bad input come back as `HOST:` text. */
-  call(name: string, input: unknown): Promise<ToolCallResult>;
+  call(name: string, input: unknown, options?: { signal?: AbortSignal }): Promise<ToolCallResult>;
   /** Tells extensions a prompt is about to go to the model (`before_turn`). */
   begin(prompt?: string): Promise<void>;
   /** Tells extensions the model finished answering (`after_turn`). */
@@ -117,7 +117,7 @@ export function createTurn(dependencies: TurnDependencies, options: TurnOptions)
     tools,
     view,
     skillIndex: () => turnIndex({ view }, options.indexBudget ?? DEFAULT_INDEX_BUDGET),
-    call: async (name, input) => {
+    call: async (name, input, callOptions = {}) => {
       const tool = byName.get(name);
       if (tool === undefined) {
         return {
@@ -126,7 +126,10 @@ export function createTurn(dependencies: TurnDependencies, options: TurnOptions)
           text: `HOST: there is no tool named ${JSON.stringify(name)}. Tools: ${[...byName.keys()].join(", ")}.`,
         };
       }
-      return dependencies.broker.call(scope, tool, input, options.signal ? { signal: options.signal } : {});
+      // The turn's signal and the call's: either one stops the call's run.
+      const signals = [options.signal, callOptions.signal].filter((signal) => signal !== undefined);
+      const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+      return dependencies.broker.call(scope, tool, input, signal !== undefined ? { signal } : {});
     },
     begin: (prompt) => fire("before_turn", prompt !== undefined ? { prompt } : {}),
     end: (text) => fire("after_turn", text !== undefined ? { text } : {}),

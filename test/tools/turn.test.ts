@@ -181,6 +181,30 @@ describe("a turn", () => {
     expect(events.find((event) => event.type === "approval-answered")?.answer).toBe("deferred");
   });
 
+  it("a call's own signal and the turn's both reach the runner", async () => {
+    const { turn, runner } = setup();
+    const turnSignal = new AbortController();
+    const callSignal = new AbortController();
+    const current = turn({ chatId: "chat-1", signal: turnSignal.signal });
+    await current.call(
+      "run_skill_script",
+      { skill: "lookup", script: "scripts/find.sh", arguments: { q: "a" } },
+      {
+        signal: callSignal.signal,
+      },
+    );
+    const seen = runner.requests[0]?.signal;
+    expect(seen?.aborted).toBe(false);
+    callSignal.abort();
+    expect(seen?.aborted).toBe(true);
+    await turn({ chatId: "chat-1", signal: turnSignal.signal }).call("run_skill_script", {
+      skill: "lookup",
+      script: "scripts/find.sh",
+      arguments: { q: "b" },
+    });
+    expect(runner.requests[1]?.signal).toBe(turnSignal.signal);
+  });
+
   it("the input digest of an approval request ignores key order and changes with any value", async () => {
     const { turn, asked } = setup(["decline", "decline", "decline"]);
     const call = (args: Record<string, number>) =>

@@ -70,8 +70,10 @@ function aiSdkTool(turn: Turn, definition: AnyTool, options: SkillgateToolsOptio
   return tool<SkillgateToolInput, SkillgateToolResult>({
     description: definition.description,
     inputSchema: toolInputSchema(definition),
-    execute: async (input, { toolCallId }) => {
-      const result = resultOf(await turn.call(definition.name, input));
+    execute: async (input, { toolCallId, abortSignal }) => {
+      const result = resultOf(
+        await turn.call(definition.name, input, abortSignal !== undefined ? { signal: abortSignal } : {}),
+      );
       await options.onResult?.(result, { toolName: definition.name, toolCallId, input });
       return result;
     },
