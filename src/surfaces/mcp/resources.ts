@@ -112,6 +112,11 @@ export class SkillResources {
       if (skill.directory === undefined) continue;
       for (const path of listSkillFiles(skill.directory)) all.push({ skill, folder: skill.directory, path });
     }
+    // The first page sees every file: digests of files gone since are forgotten.
+    if (start === 0) {
+      const present = new Set(all.map(({ folder, path }) => join(folder, path)));
+      for (const absolute of this.#digests.keys()) if (!present.has(absolute)) this.#digests.delete(absolute);
+    }
     const page = all.slice(start, start + RESOURCES_PAGE_SIZE);
     const resources: Resource[] = [];
     for (const { skill, folder, path } of page) resources.push(await this.#describe(skill, folder, path));

@@ -3,8 +3,9 @@ import { readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { RESOURCE_NOT_FOUND } from "../../../src/surfaces/mcp/resources.js";
+import { RESOURCE_NOT_FOUND, RESOURCES_PAGE_SIZE } from "../../../src/surfaces/mcp/resources.js";
 import { SKILL_INDEX_PROMPT } from "../../../src/surfaces/mcp/session.js";
+import { writeSkill } from "../../helpers/skill-tree.js";
 import { connectClient, mcpTree, openHost, PNG_BYTES, resultText } from "./harness.js";
 
 /** Tools, resources and prompts of one session, seen by a real SDK client over the in-memory transport. */
@@ -269,6 +270,24 @@ describe("resources over MCP", () => {
       .readResource({ uri: "skill://wipe/SKILL.md" })
       .catch((caught: unknown) => caught);
     expect((error as McpError).data).toMatchObject({ code: "not_found" });
+  });
+
+  it("pages a long listing by cursor and refuses a cursor it did not give", async () => {
+    const tree = mcpTree();
+    const files: Record<string, string> = {};
+    for (let index = 0; index < 600; index += 1)
+      files[`references/r${String(index).padStart(3, "0")}.md`] = `${index}\n`;
+    writeSkill(tree.skills, "many", { files });
+    const { client } = await connectClient(openHost(tree));
+    const first = await client.listResources();
+    expect(first.resources).toHaveLength(RESOURCES_PAGE_SIZE);
+    expect(first.nextCursor).toBe(String(RESOURCES_PAGE_SIZE));
+    const second = await client.listResources({ cursor: first.nextCursor as string });
+    expect(second.nextCursor).toBeUndefined();
+    const uris = [...first.resources, ...second.resources].map((resource) => resource.uri);
+    expect(uris).toHaveLength(601 + 8);
+    expect(new Set(uris).size).toBe(uris.length);
+    await expect(client.listResources({ cursor: "-1" })).rejects.toThrow(/not a cursor this server gave/);
   });
 
   it("serves the skill index as the skill-index prompt", async () => {
