@@ -56,6 +56,27 @@ async function httpClient(
   return { client, transport };
 }
 
+/** The JSON-RPC messages of a server-sent event stream, in order. */
+async function* sseMessages(response: Response): AsyncGenerator<unknown> {
+  const decoder = new TextDecoder();
+  let buffered = "";
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    buffered += decoder.decode(chunk, { stream: true });
+    let end = buffered.indexOf("\n\n");
+    while (end !== -1) {
+      const event = buffered.slice(0, end);
+      buffered = buffered.slice(end + 2);
+      const data = event
+        .split("\n")
+        .filter((line) => line.startsWith("data:"))
+        .map((line) => line.slice(5).trim())
+        .join("\n");
+      if (data !== "") yield JSON.parse(data);
+      end = buffered.indexOf("\n\n");
+    }
+  }
+}
+
 /** A raw request, so headers fetch will not send (Host) can be set. */
 function rawPost(
   url: string,
@@ -101,12 +122,63 @@ describe("MCP over Streamable HTTP", () => {
 
   it("asks by elicitation on the tool call's own stream, and the call runs once approved", async () => {
     const { server } = await served();
-    const { client } = await httpClient(server, { elicit: "once" });
-    const ran = await client.callTool({
-      name: "run_skill_script",
-      arguments: { skill: "echo", script: "scripts/echo.py", arguments: { x: 1 } },
+    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+    const init = await fetch(server.url, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({
+        ...initialize,
+        params: { ...initialize.params, capabilities: { elicitation: { form: {} } } },
+      }),
     });
-    expect(resultText(ran)).toContain('echo {"x": 1}');
+    const session = {
+      ...headers,
+      "mcp-session-id": init.headers.get("mcp-session-id") ?? "",
+      "mcp-protocol-version": "2025-06-18",
+    };
+    await init.text();
+    await (
+      await fetch(server.url, {
+        method: "POST",
+        headers: session,
+        body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+      })
+    ).text();
+    // No GET stream is open: the elicitation can only arrive on the tools/call response's own stream.
+    const call = await fetch(server.url, {
+      method: "POST",
+      headers: session,
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: {
+          name: "run_skill_script",
+          arguments: { skill: "echo", script: "scripts/echo.py", arguments: { x: 1 } },
+        },
+      }),
+    });
+    expect(call.headers.get("content-type")).toContain("text/event-stream");
+    const messages = sseMessages(call);
+    const asked = (await messages.next()).value as { id: number; method: string };
+    expect(asked.method).toBe("elicitation/create");
+    await (
+      await fetch(server.url, {
+        method: "POST",
+        headers: session,
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: asked.id,
+          result: { action: "accept", content: { decision: "once" } },
+        }),
+      })
+    ).text();
+    const answer = (await messages.next()).value as {
+      id: number;
+      result: { content: Array<{ text: string }> };
+    };
+    expect(answer.id).toBe(2);
+    expect(answer.result.content[0]?.text).toContain('echo {"x": 1}');
   });
 
   it("each HTTP session is its own chat; DELETE ends it", async () => {
@@ -157,6 +229,17 @@ describe("MCP over Streamable HTTP", () => {
     expect((await rawPost(server.url, { host: "evil.example" })).status).toBe(403);
     expect((await rawPost(server.url, { origin: "http://evil.example" })).status).toBe(403);
     expect((await rawPost(server.url, { host: `localhost:${server.port}` })).status).toBe(200);
+  });
+
+  it("answers an initialisation past the session cap 503, and closes a session left idle", async () => {
+    const { host, server } = await served({ maxSessions: 1, idleSessionMs: 100 });
+    const first = await rawPost(server.url, {});
+    expect(first.status).toBe(200);
+    expect(host.sessionCount).toBe(1);
+    expect((await rawPost(server.url, {})).status).toBe(503);
+    // The raw client opened no stream and went away: the sweep closes its session.
+    while (host.sessionCount > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await rawPost(server.url, {})).status).toBe(200);
   });
 
   it("answers other paths 404, unknown sessions 404, and requests without a session 400", async () => {
