@@ -95,6 +95,27 @@ describe("approvals by elicitation", () => {
     }
   });
 
+  it("a form nobody answers expires with the approval request; the call does not run", async () => {
+    const tree = mcpTree();
+    writeFileSync(
+      join(tree.config, "config.yaml"),
+      "runners:\n  local:\n    trusted: [echo, wipe]\npolicy:\n  approval_ttl_seconds: 1\n",
+    );
+    let asked = 0;
+    const { client } = await connectClient(openHost(tree), {
+      elicit: () => {
+        asked += 1;
+        return new Promise<ElicitResult>(() => {});
+      },
+    });
+    const result = await client.callTool(echoCall);
+    expect(asked).toBe(1);
+    expect(result._meta?.status).toBe("expired");
+    expect(resultText(result)).toBe(
+      "HOST: the approval request expired before anyone answered; the call did not run.",
+    );
+  });
+
   it("a destructive call's form carries the warning", async () => {
     const tree = mcpTree();
     const elicit = answering({ action: "decline" });
