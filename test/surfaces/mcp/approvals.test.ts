@@ -127,6 +127,37 @@ describe("approvals by elicitation", () => {
     expect(elicit.asked[0]?.params.message).toContain("This is a destructive action");
   });
 
+  it("edit_skill's form shows the plan's diff, never offers always, and an approval applies exactly that plan", async () => {
+    const tree = mcpTree();
+    const elicit = answering({ action: "accept", content: { decision: "once" } });
+    const { client, session } = await connectClient(openHost(tree), { elicit: elicit.handler });
+    const draft = await client.callTool({
+      name: "draft_skill",
+      arguments: {
+        name: "drafted",
+        description: "A drafted skill.",
+        body: "First version.\n",
+        sourceChats: [session.chatId],
+        rationale: "Needed.",
+      },
+    });
+    expect(draft.isError, resultText(draft)).toBe(false);
+    const edited = await client.callTool({
+      name: "edit_skill",
+      arguments: {
+        skillName: "drafted",
+        files: { "references/extra.md": "More.\n" },
+        reason: "Add a reference.",
+      },
+    });
+    expect(resultText(edited)).toContain("Applied the approved edit to drafted");
+    const params = elicit.asked[0]?.params;
+    expect(params?.message).toContain("references/extra.md");
+    expect(params?.message).toContain("+More.");
+    const schema = params !== undefined && "requestedSchema" in params ? params.requestedSchema : undefined;
+    expect(JSON.stringify(schema)).not.toContain("always");
+  });
+
   it("each session asks its own client", async () => {
     const tree = mcpTree();
     const host = openHost(tree);
