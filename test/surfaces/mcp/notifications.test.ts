@@ -65,6 +65,30 @@ describe("list_changed notifications", () => {
   });
 });
 
+describe("store edits", () => {
+  it("enabling, editing and disabling a stored skill are each announced", async () => {
+    const tree = mcpTree();
+    const host = openHost(tree, { watchIntervalMs: 3_600_000 });
+    const { client } = await connectClient(host);
+    const store = await host.skillgate.openStore();
+    const created = await store.create("stored", {
+      "SKILL.md": "---\nname: stored\ndescription: A stored skill.\n---\nBody.\n",
+    });
+    // Saved disabled: not offered, nothing to announce.
+    expect(host.checkCatalog()).toBeUndefined();
+    let announced = listChanges(client);
+    await store.enable("stored", { hash: created.hash });
+    expect(host.checkCatalog()).toEqual({ added: ["stored"], removed: [], changed: [] });
+    await announced;
+    announced = listChanges(client);
+    await store.updateFile("stored", "references/more.md", "More.\n");
+    expect(host.checkCatalog()).toEqual({ added: [], removed: [], changed: ["stored"] });
+    await announced;
+    await store.disable("stored");
+    expect(host.checkCatalog()).toEqual({ added: [], removed: ["stored"], changed: [] });
+  });
+});
+
 describe("the end of a session", () => {
   it("tells extensions the session's chat stopped", async () => {
     const tree = mcpTree();
