@@ -143,14 +143,12 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
       detach();
       await server.close();
       // Extensions hear that the chat stopped; one that fails cannot keep the session open.
-      await turn
-        .stop("the MCP session closed")
-        .catch((error: unknown) =>
-          options.logger.warn("extension stop hook failed", {
-            session: options.sessionId,
-            error: describeError(error),
-          }),
-        );
+      await turn.stop("the MCP session closed").catch((error: unknown) =>
+        options.logger.warn("extension stop hook failed", {
+          session: options.sessionId,
+          error: describeError(error),
+        }),
+      );
     },
   };
 }
