@@ -60,7 +60,7 @@ export function availableScripts(skill: Skill): string {
   return `<available_scripts>\n${lines.join("\n")}\n</available_scripts>`;
 }
 
-function loadSkill(environment: SkillToolsEnvironment): ToolDefinition<{ skill: string }> {
+function loadSkill(environment: SkillToolsEnvironment): ToolDefinition<{ skill: string } & SkillLookup> {
   const inputSchema: JsonSchema = {
     type: "object",
     properties: { skill: skillName },
@@ -76,9 +76,9 @@ function loadSkill(environment: SkillToolsEnvironment): ToolDefinition<{ skill: 
     inputSchema,
     prepare: (raw) =>
       withSkill(environment, readInput(inputSchema, raw, "read", "read a skill's instructions")),
-    execute: async ({ skill: name }) => {
-      const found = offeredSkill(environment.view, name);
-      if (!found.ok) return found.message;
+    execute: async (input) => {
+      const found = resolvedSkill(environment, input);
+      if (!found.ok) return { text: found.message, status: "refused" };
       const { skill } = found;
       const parts = [`<skill name="${skill.name}">\n${skill.text()}\n</skill>`];
       const scripts = availableScripts(skill);
@@ -98,7 +98,7 @@ function loadSkill(environment: SkillToolsEnvironment): ToolDefinition<{ skill: 
 
 function readSkillResource(
   environment: SkillToolsEnvironment,
-): ToolDefinition<{ skill: string; path: string }> {
+): ToolDefinition<{ skill: string; path: string } & SkillLookup> {
   const inputSchema: JsonSchema = {
     type: "object",
     properties: {
@@ -116,9 +116,10 @@ function readSkillResource(
       "Only the skill's own files can be read; paths are relative to the skill folder. Files over 64 KiB are cut with a note.",
     inputSchema,
     prepare: (raw) => withSkill(environment, readInput(inputSchema, raw, "read", "read a file of a skill")),
-    execute: async ({ skill: name, path }) => {
-      const found = offeredSkill(environment.view, name);
-      if (!found.ok) return found.message;
+    execute: async (input) => {
+      const { skill: name, path } = input;
+      const found = resolvedSkill(environment, input);
+      if (!found.ok) return { text: found.message, status: "refused" };
       const folder = found.skill.directory;
       if (folder === undefined) return `HOST: ${name} has no files besides its instructions.`;
       const checked = checkResourcePath(path, listSkillFiles(folder));
@@ -211,17 +212,36 @@ function refreshSkills(environment: SkillToolsEnvironment): ToolDefinition<Recor
 }
 
 /** Adds the named skill (and whether it may run this turn) to a read call's subject, for the policy. */
+/** What `prepare` found for a call naming a skill, kept for `execute` (one catalog look per call). */
+interface SkillLookup {
+  readonly resolved?: Skill;
+}
+
 function withSkill<Input extends { skill: string }>(
   environment: SkillToolsEnvironment,
   prepared: PreparedCall<Input>,
-): PreparedCall<Input> {
+): PreparedCall<Input & SkillLookup> {
   if (!prepared.ok) return prepared;
   const { skill, wasOffered } = environment.view.lookup(prepared.input.skill);
   if (skill === undefined && !wasOffered) return prepared;
   return {
     ...prepared,
+    input: skill === undefined ? prepared.input : { ...prepared.input, resolved: skill },
     subject: { ...prepared.subject, skill: prepared.input.skill, skillRunnable: skill !== undefined },
   };
+}
+
+/**
+ * The skill `prepare` found (the policy decided on that very skill), or a fresh look when it
+ * found none. Refusals tell a withdrawn skill from an unknown one.
+ */
+function resolvedSkill(
+  environment: SkillToolsEnvironment,
+  input: { skill: string } & SkillLookup,
+): { ok: true; skill: Skill } | { ok: false; message: string } {
+  return input.resolved !== undefined
+    ? { ok: true, skill: input.resolved }
+    : offeredSkill(environment.view, input.skill);
 }
 
 /** The read-only skill tools: load_skill, read_skill_resource, read_skill, search_skills, refresh_skills. */

@@ -235,8 +235,12 @@ describe("a turn", () => {
   it("an unknown skill or tool is refused with what exists", async () => {
     const { turn } = setup();
     const current = turn();
-    expect((await current.call("load_skill", { skill: "nope" })).text).toBe(
-      'HOST: there is no skill named "nope". Skills you can use: backup, lookup.',
+    expect(await current.call("load_skill", { skill: "nope" })).toMatchObject({
+      status: "refused",
+      text: 'HOST: there is no skill named "nope". Skills you can use: backup, lookup.',
+    });
+    expect((await current.call("read_skill_resource", { skill: "nope", path: "SKILL.md" })).status).toBe(
+      "refused",
     );
     expect((await current.call("fly", {})).text).toMatch(/^HOST: there is no tool named "fly"/);
     expect((await current.call("load_skill", { skill: "backup", extra: 1 })).text).toMatch(
