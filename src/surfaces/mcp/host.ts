@@ -49,6 +49,7 @@ export class McpHost {
   readonly #watch: CatalogWatch | undefined;
   readonly #version: string;
   #closed = false;
+  #stopExtensions: (() => void) | undefined;
 
   private constructor(options: McpHostOptions) {
     this.#options = options;
@@ -78,6 +79,33 @@ export class McpHost {
   /** Builds skillgate from `options` (reading the configuration now: a malformed file throws `invalid_config`). */
   static open(options: McpHostOptions = {}): McpHost {
     return new McpHost(options);
+  }
+
+  /**
+   * Loads the extensions and hooks files (the owner's `<config>/extensions`, a project's only
+   * with the opt-in), logs each file's note, and from then on tells every session when the
+   * extensions' tools change (a reload, or with `watch` a changed file). Returns the notes.
+   */
+  async loadExtensions(options: { watch?: boolean } = {}): Promise<string[]> {
+    const extensions = this.skillgate.extensions;
+    const notes = await extensions.load();
+    for (const note of notes) this.#logger.info("extension", { note });
+    let pending: NodeJS.Timeout | undefined;
+    const unsubscribe = extensions.registry.onChange(() => {
+      // A reload registers many things at once: one notification for the lot.
+      clearTimeout(pending);
+      pending = setTimeout(() => {
+        for (const session of this.#sessions.values()) void session.extensionsChanged();
+      }, 50);
+      pending.unref();
+    });
+    const unwatch = options.watch === true ? extensions.watch() : undefined;
+    this.#stopExtensions = () => {
+      clearTimeout(pending);
+      unsubscribe();
+      unwatch?.();
+    };
+    return notes;
   }
 
   /** A new session, its chat `mcp-<id>`; connect its `server` to a transport. */
@@ -122,6 +150,7 @@ export class McpHost {
     if (this.#closed) return;
     this.#closed = true;
     this.#watch?.stop();
+    this.#stopExtensions?.();
     await Promise.all([...this.#sessions.keys()].map((id) => this.closeSession(id)));
     this.skillgate.close();
   }

@@ -43,9 +43,12 @@ export interface McpSession {
   /** `mcp-<session id>`: the chat grants and the chat log are kept under. */
   readonly chatId: string;
   readonly server: Server;
+  /** The session's turn; rebuilt when the extensions' tools change. */
   readonly turn: Turn;
   /** Tells the client the tools and resources may have changed (`list_changed` notifications). */
   catalogChanged(): Promise<void>;
+  /** Rebuilds the turn (the extensions' tools changed) and tells the client its tools changed. */
+  extensionsChanged(): Promise<void>;
   /** Stops routing approvals here, closes the server (and with it the transport) and tells extensions the chat stopped. */
   close(): Promise<void>;
 }
@@ -58,7 +61,8 @@ export interface McpSession {
  */
 export function createMcpSession(options: McpSessionOptions): McpSession {
   const chatId = `mcp-${options.sessionId}`;
-  const turn = options.skillgate.createTurn({ chatId, mode: options.mode ?? "chat" });
+  const makeTurn = (): Turn => options.skillgate.createTurn({ chatId, mode: options.mode ?? "chat" });
+  let turn = makeTurn();
   const resources = new SkillResources(turn.view);
   const server = new Server(
     { name: "skillgate", version: options.serverVersion },
@@ -124,7 +128,22 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
     id: options.sessionId,
     chatId,
     server,
-    turn,
+    get turn() {
+      return turn;
+    },
+    extensionsChanged: async () => {
+      if (closed) return;
+      turn = makeTurn();
+      if (server.transport === undefined) return;
+      await server
+        .sendToolListChanged()
+        .catch((error: unknown) =>
+          options.logger.warn("mcp notification failed", {
+            session: options.sessionId,
+            error: describeError(error),
+          }),
+        );
+    },
     catalogChanged: async () => {
       if (closed || server.transport === undefined) return;
       try {

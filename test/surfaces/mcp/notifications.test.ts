@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   ResourceListChangedNotificationSchema,
@@ -103,5 +103,40 @@ describe("the end of a session", () => {
       { scope: { kind: "chat", id: session.chatId }, reason: "the MCP session closed" },
     ]);
     expect(host.sessionCount).toBe(0);
+  });
+});
+
+describe("extensions", () => {
+  it("loaded extension tools are served; a tool registered later is announced and callable", async () => {
+    const tree = mcpTree();
+    mkdirSync(join(tree.config, "extensions"), { recursive: true });
+    writeFileSync(
+      join(tree.config, "extensions", "shout.js"),
+      "export function setup(reg) { reg.tool({ name: 'shout', description: 'Upper-case.', tier: 'read', execute: ({ text }) => String(text).toUpperCase() }); }\n",
+    );
+    const extensions = new Registry();
+    const host = openHost(tree, { extensions });
+    expect(await host.loadExtensions()).toEqual(["shout.js: 1 tool(s), 0 skill(s), 0 command(s)"]);
+    const { client } = await connectClient(host);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain("shout");
+    expect(await client.callTool({ name: "shout", arguments: { text: "hi" } })).toMatchObject({
+      content: [{ type: "text", text: "HI" }],
+    });
+    const announced = new Promise<string>((resolve) =>
+      client.setNotificationHandler(ToolListChangedNotificationSchema, (notification) =>
+        resolve(notification.method),
+      ),
+    );
+    extensions.tool({
+      name: "whisper",
+      description: "Lower-case.",
+      tier: "read",
+      execute: ({ text }) => String(text).toLowerCase(),
+    });
+    expect(await announced).toBe("notifications/tools/list_changed");
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain("whisper");
+    expect(await client.callTool({ name: "whisper", arguments: { text: "HI" } })).toMatchObject({
+      content: [{ type: "text", text: "hi" }],
+    });
   });
 });

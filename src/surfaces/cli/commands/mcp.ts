@@ -59,6 +59,7 @@ export function registerMcp(program: Command, output: CliOutput): void {
         watchIntervalMs:
           options.watch === false ? false : (options.watchInterval ?? DEFAULT_WATCH_INTERVAL_MS),
       });
+      await host.loadExtensions({ watch: options.watch !== false });
       const stop = new AbortController();
       const onSignal = (): void => stop.abort();
       process.once("SIGINT", onSignal);
