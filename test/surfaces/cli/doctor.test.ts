@@ -157,7 +157,14 @@ describe("skillgate doctor", () => {
         location: join(sandbox.skills, "no-desc", "SKILL.md"),
       },
     ]);
-    expect(report.checks).toEqual([{ name: "node", ok: true, detail: `Node.js ${process.versions.node}` }]);
+    expect(report.checks).toEqual([
+      { name: "node", ok: true, detail: `Node.js ${process.versions.node}` },
+      {
+        name: "mcp",
+        ok: true,
+        detail: expect.stringMatching(/^skillgate mcp answered initialize in \d+ ms$/),
+      },
+    ]);
   });
 
   it("a broken configuration is a problem in the report, not a crash", async () => {
