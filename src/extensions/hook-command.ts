@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { holdGroup, killGroup } from "../core/process-groups.js";
 import { clipAtWord } from "../core/text.js";
 
 /** A hook command's default time limit: 10 s. */
@@ -37,27 +38,6 @@ export interface HookCommandExit {
   readonly stderr: string;
 }
 
-// Groups still alive: killed when this process exits, so a crash or process.exit() while a
-// hook runs leaves nothing behind.
-const liveGroups = new Set<number>();
-let exitHookInstalled = false;
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once("exit", () => {
-    for (const group of liveGroups) killGroup(group);
-  });
-}
-
-function killGroup(group: number): void {
-  try {
-    process.kill(-group, "SIGKILL");
-  } catch {
-    // ESRCH: nobody is left in the group.
-  }
-}
-
 /**
  * Runs a hook command with `/bin/sh -c` as the leader of a new process group. It resolves
  * with the exit code and output when the shell exits by itself, and rejects with an Error
@@ -67,7 +47,6 @@ function killGroup(group: number): void {
  * outlives it, except a process that left the group on purpose (`setsid`).
  */
 export function runHookCommand(spec: HookCommandSpec): Promise<HookCommandExit> {
-  installExitHook();
   return new Promise((resolve, reject) => {
     let child: ChildProcess;
     try {
@@ -82,7 +61,7 @@ export function runHookCommand(spec: HookCommandSpec): Promise<HookCommandExit> 
       return;
     }
     const group = child.pid;
-    if (group !== undefined) liveGroups.add(group);
+    const release = group !== undefined ? holdGroup(group) : () => {};
     const streams = { stdout: new Capture(), stderr: new Capture() };
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let failure: Error | undefined;
@@ -95,7 +74,7 @@ export function runHookCommand(spec: HookCommandSpec): Promise<HookCommandExit> 
       for (const timer of timers) clearTimeout(timer);
       if (group !== undefined) {
         killGroup(group);
-        liveGroups.delete(group);
+        release();
       }
       child.stdout?.destroy();
       child.stderr?.destroy();

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
+import { holdGroup, killGroup } from "../core/process-groups.js";
 import type { RunLimits, RunResult } from "./contract.js";
 import { OutputCapture } from "./output-capture.js";
 import { refusal } from "./refusal.js";
@@ -29,27 +30,8 @@ export interface ProcessSpec {
   readonly killGraceMs?: number;
 }
 
-// Groups still alive: killed when this process exits, so a crash or process.exit() in the
-// middle of a run leaves nothing behind.
-const liveGroups = new Set<number>();
-let exitHookInstalled = false;
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once("exit", () => {
-    for (const group of liveGroups) killGroup(group, "SIGKILL");
-  });
-}
-
 /** Sends a signal to every process of a group; a group that is gone already is fine. */
-export function killGroup(group: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-group, signal);
-  } catch {
-    // ESRCH: nobody left in the group.
-  }
-}
+export { killGroup } from "../core/process-groups.js";
 
 /**
  * Runs a command as the leader of a new process group (`detached`), with exactly the
@@ -62,7 +44,6 @@ export function killGroup(group: number, signal: NodeJS.Signals): void {
 export function runInProcessGroup(spec: ProcessSpec): Promise<RunResult> {
   const started = performance.now();
   if (spec.signal?.aborted) return Promise.resolve(interrupted(started));
-  installExitHook();
   return new Promise((resolve) => {
     let child: ChildProcess;
     try {
@@ -79,7 +60,7 @@ export function runInProcessGroup(spec: ProcessSpec): Promise<RunResult> {
     const stdout = new OutputCapture(spec.limits.maxOutputBytes, streamTo(spec, "stdout"));
     const stderr = new OutputCapture(spec.limits.maxOutputBytes, streamTo(spec, "stderr"));
     const group = child.pid;
-    if (group !== undefined) liveGroups.add(group);
+    const release = group !== undefined ? holdGroup(group) : () => {};
     let ending: "timed_out" | "interrupted" | undefined;
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let settled = false;
@@ -100,10 +81,8 @@ export function runInProcessGroup(spec: ProcessSpec): Promise<RunResult> {
       settled = true;
       for (const timer of timers) clearTimeout(timer);
       spec.signal?.removeEventListener("abort", onAbort);
-      if (group !== undefined) {
-        killGroup(group, "SIGKILL");
-        liveGroups.delete(group);
-      }
+      if (group !== undefined) killGroup(group, "SIGKILL");
+      release();
       child.stdout?.destroy();
       child.stderr?.destroy();
       resolve(result);
