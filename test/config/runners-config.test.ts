@@ -1,17 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_CONFIG, parseConfig } from "../../src/config/config.js";
-import { InvalidConfigError } from "../../src/core/errors.js";
-
-function problemsOf(text: string): string[] {
-  try {
-    parseConfig(text, "/cfg/config.yaml");
-  } catch (error) {
-    expect(error).toBeInstanceOf(InvalidConfigError);
-    expect((error as InvalidConfigError).code).toBe("invalid_config");
-    return (error as InvalidConfigError).data.problems;
-  }
-  throw new Error("expected invalid_config");
-}
+import { problemsOf } from "./config-problems.js";
 
 describe("the runners section", () => {
   it("defaults: nothing trusted, 60 s, 64 KiB, 50 snapshots", () => {
