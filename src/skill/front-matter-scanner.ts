@@ -12,11 +12,9 @@
 
 const LINE_FEED = 0x0a;
 const SPACE = 0x20;
-const HASH = 0x23;
 const DOUBLE_QUOTE = 0x22;
 const SINGLE_QUOTE = 0x27;
 const COLON = 0x3a;
-const BACKSLASH = 0x5c;
 const FOLDED = 0x3e;
 const LITERAL = 0x7c;
 const DASH = 0x2d;
@@ -32,7 +30,7 @@ const KEY_START = asciiTable("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 const NOT_PLAIN_START = asciiTable("-?:,[]{}#&*!|>'\"%@`0123456789+.~");
 
 // Keys the core schema reads as null or booleans, or that could pollute prototypes; the
-// same words as values would not be strings.
+// same words as values would not be strings. Checked only at their lengths (4, 5, 9, 11).
 const RESERVED_KEYS = new Set([
   "null",
   "Null",
@@ -59,8 +57,31 @@ const NON_STRING_VALUES = new Set([
   "FALSE",
 ]);
 
+/**
+ * Anything the line-based fast path would refuse wherever it stands (control characters
+ * other than the line feed, line and paragraph separators, a BOM), or that needs a look
+ * at its context (a backslash, which only double quotes refuse; ` #`, which starts a
+ * comment outside quotes and block scalars): one test of the whole text instead of one
+ * per character. A text that matches goes to that path, which reads it as it always did.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+const NEEDS_LINE_PARSER = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\ufeff\\]| #/;
+
+/** Keys most SKILL.md files use, returned as these very strings instead of a new slice each. */
+const COMMON_KEYS = ["name", "description", "license", "allowed-tools", "metadata", "compatibility"];
+const COMMON_METADATA_KEYS = [
+  "author",
+  "version",
+  "skillgate.tier",
+  "skillgate.execution",
+  "skillgate.network",
+  "skillgate.allowed-domains",
+  "parameters_schema",
+];
+
 /** Reads the common shape, or returns `undefined` when the text needs a fuller parser. */
 export function scanFrontMatter(yaml: string): Record<string, unknown> | undefined {
+  if (NEEDS_LINE_PARSER.test(yaml)) return undefined;
   const length = yaml.length;
   const result: Record<string, unknown> = {};
   let position = 0;
@@ -72,8 +93,10 @@ export function scanFrontMatter(yaml: string): Record<string, unknown> | undefin
     }
     const colon = keyEnd(yaml, position, end);
     if (colon === -1) return undefined;
-    const key = yaml.slice(position, colon);
-    if (RESERVED_KEYS.has(key) || Object.hasOwn(result, key)) return undefined;
+    const key = keyText(yaml, position, colon, COMMON_KEYS);
+    // Values are strings or mappings, never undefined; a key that names something on
+    // Object.prototype (`toString`) reads as taken and goes to the line parser.
+    if (isReserved(key) || result[key] !== undefined) return undefined;
     if (colon + 1 === end) {
       const mapping: Record<string, string> = {};
       position = readMapping(yaml, end, mapping);
@@ -124,8 +147,8 @@ function readMapping(yaml: string, headerEnd: number, mapping: Record<string, st
     const keyStart = position + indent;
     const colon = keyEnd(yaml, keyStart, end);
     if (colon === -1 || colon + 1 === end || yaml.charCodeAt(colon + 1) !== SPACE) return -1;
-    const key = yaml.slice(keyStart, colon);
-    if (RESERVED_KEYS.has(key) || Object.hasOwn(mapping, key)) return -1;
+    const key = keyText(yaml, keyStart, colon, COMMON_METADATA_KEYS);
+    if (isReserved(key) || mapping[key] !== undefined) return -1;
     const start = skipSpaces(yaml, colon + 1, end);
     const stop = trimEnd(yaml, start, end);
     if (start === stop) return -1;
@@ -170,7 +193,7 @@ function readBlock(
     // A line of spaces only is a blank line whose meaning depends on its length: full parser.
     if (spaces !== indent || spaces === end - position) return undefined;
     const start = position + indent;
-    if (yaml.charCodeAt(end - 1) === SPACE || hasUnsafeCharacter(yaml, start, end)) return undefined;
+    if (yaml.charCodeAt(end - 1) === SPACE) return undefined;
     const line = yaml.slice(start, end);
     value = value === undefined ? line : value + separator + line;
     position = end + 1;
@@ -194,31 +217,22 @@ function blockHeader(yaml: string, start: number, stop: number): number {
 }
 
 /**
- * A scalar in `[start, stop)`: a quoted one without escapes or inner quotes, or a plain
- * one that is surely a string (no indicator first, not a number, boolean or null, no
- * `: ` or ` #` inside, no `:` at the end). `undefined` for anything else.
+ * A scalar in `[start, stop)`: a quoted one without inner quotes (the whole text has no
+ * backslash), or a plain one that is surely a string (no indicator first, not a boolean
+ * or null, no `: ` inside, no `:` at the end; the whole text has no ` #`). `undefined`
+ * for anything else.
  */
 function scalar(yaml: string, start: number, stop: number): string | undefined {
   const first = yaml.charCodeAt(start);
   if (first === DOUBLE_QUOTE || first === SINGLE_QUOTE) {
     if (stop - start < 2 || yaml.charCodeAt(stop - 1) !== first) return undefined;
-    for (let index = start + 1; index < stop - 1; index += 1) {
-      const code = yaml.charCodeAt(index);
-      if (code === first || (code === BACKSLASH && first === DOUBLE_QUOTE) || isUnsafe(code)) {
-        return undefined;
-      }
-    }
+    // The closing quote must be the first one after the opening quote.
+    if (yaml.indexOf(first === DOUBLE_QUOTE ? '"' : "'", start + 1) !== stop - 1) return undefined;
     return yaml.slice(start + 1, stop - 1);
   }
   if (first < 0x80 ? NOT_PLAIN_START[first] === 1 : isUnicodeSpace(first)) return undefined;
-  for (let index = start; index < stop; index += 1) {
-    const code = yaml.charCodeAt(index);
-    if (isUnsafe(code)) return undefined;
-    if (index + 1 < stop) {
-      const next = yaml.charCodeAt(index + 1);
-      if ((code === COLON && next === SPACE) || (code === SPACE && next === HASH)) return undefined;
-    }
-  }
+  const colonSpace = yaml.indexOf(": ", start);
+  if (colonSpace !== -1 && colonSpace + 1 < stop) return undefined;
   if (yaml.charCodeAt(stop - 1) === COLON) return undefined;
   const value = yaml.slice(start, stop);
   if (stop - start <= 5 && NON_STRING_VALUES.has(value)) return undefined;
@@ -259,16 +273,18 @@ function trimEnd(yaml: string, start: number, end: number): number {
   return stop;
 }
 
-/** Control characters, line and paragraph separators and a BOM change YAML's reading or are refused by it. */
-function isUnsafe(code: number): boolean {
-  return (
-    code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x2028 || code === 0x2029 || code === 0xfeff
-  );
+/** The key in `[start, end)`: one of `known` when it is one, else a new slice. */
+function keyText(yaml: string, start: number, end: number, known: readonly string[]): string {
+  const length = end - start;
+  for (const candidate of known) {
+    if (candidate.length === length && yaml.startsWith(candidate, start)) return candidate;
+  }
+  return yaml.slice(start, end);
 }
 
-function hasUnsafeCharacter(yaml: string, start: number, end: number): boolean {
-  for (let index = start; index < end; index += 1) if (isUnsafe(yaml.charCodeAt(index))) return true;
-  return false;
+function isReserved(key: string): boolean {
+  const length = key.length;
+  return (length === 4 || length === 5 || length === 9 || length === 11) && RESERVED_KEYS.has(key);
 }
 
 /** The characters outside ASCII that a regular expression's `\s` matches. */

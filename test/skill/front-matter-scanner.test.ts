@@ -128,11 +128,12 @@ describe("scanFrontMatter (the one-pass scanner)", () => {
     expect(accepted).toBeGreaterThan(1_000);
   });
 
-  it("takes everything the line-based fast path takes in the common shape (property)", () => {
+  it("takes everything the line-based fast path takes in the common shape, but for backslashes and ' #' (property)", () => {
     fc.assert(
       fc.property(commonShapeArbitrary, (yaml) => {
         const simple = parseSimpleFrontMatter(yaml);
-        if (simple === undefined) return;
+        // Left to the line-based path on purpose: they need a look at where they stand.
+        if (simple === undefined || yaml.includes("\\") || yaml.includes(" #")) return;
         expect(scanFrontMatter(yaml), JSON.stringify(yaml)).toStrictEqual(simple);
       }),
       { numRuns: 3_000 },
