@@ -21,27 +21,28 @@ export interface Candidate {
 const NO_REASONS: readonly DecisionReason[] = Object.freeze([]);
 const NO_DIAGNOSTICS: readonly Diagnostic[] = Object.freeze([]);
 
-/** One decision being made; every entry has the same shape so the hot loop stays monomorphic. */
-class Entry {
-  decision: DecisionKind;
-  reasons: readonly DecisionReason[];
-  constructor(
-    readonly name: string,
-    readonly source: string,
-    readonly location: string,
-    decision: DecisionKind,
-    reasons: readonly DecisionReason[],
-    readonly diagnostics: readonly Diagnostic[],
-    readonly skill: Skill | undefined,
-  ) {
-    this.decision = decision;
-    this.reasons = reasons;
-  }
+/**
+ * A decision being made: the very object returned, changed in place while sources are
+ * weighed against each other. Every one is made by {@link decision}, so all have one shape
+ * and the hot loops stay monomorphic.
+ */
+type Draft = { -readonly [Key in keyof SkillDecision]: SkillDecision[Key] };
 
-  /** Adds a reason without touching arrays shared with the cache. */
-  addReason(reason: DecisionReason): void {
-    this.reasons = [...this.reasons, reason];
-  }
+function decision(
+  name: string,
+  source: string,
+  location: string,
+  kind: DecisionKind,
+  reasons: readonly DecisionReason[],
+  diagnostics: readonly Diagnostic[],
+  skill: Skill | undefined,
+): Draft {
+  return { name, source, location, decision: kind, reasons, diagnostics, skill };
+}
+
+/** Adds a reason without touching arrays shared with the cache. */
+function addReason(draft: Draft, reason: DecisionReason): void {
+  draft.reasons = [...draft.reasons, reason];
 }
 
 /** The decisions about every candidate, in precedence order, and the registered skills sorted by name. */
@@ -62,19 +63,19 @@ export function decide(
 ): Decided {
   const isDisabled = matcher(config.skills.disabled);
   const isHidden = matcher(config.skills.hidden);
-  const entries: Entry[] = [];
+  const entries: Draft[] = [];
   for (const candidate of candidates) entries.push(firstDecision(candidate));
   for (const skill of extra) {
     entries.push(
-      new Entry(skill.name, skill.source, skill.where, "registered", NO_REASONS, NO_DIAGNOSTICS, skill),
+      decision(skill.name, skill.source, skill.where, "registered", NO_REASONS, NO_DIAGNOSTICS, skill),
     );
   }
-  const winners = new Map<string, Entry>();
+  const winners = new Map<string, Draft>();
   for (const entry of entries) {
     if (entry.decision === "rejected" || entry.decision === "disabled") continue;
     if (isDisabled(entry.name)) {
       entry.decision = "disabled";
-      entry.addReason({
+      addReason(entry, {
         code: "disabled_by_config",
         severity: "info",
         message: "disabled by skills.disabled in the configuration",
@@ -83,7 +84,7 @@ export function decide(
     }
     if (entry.decision === "registered" && isHidden(entry.name)) {
       entry.decision = "display_only";
-      entry.addReason({
+      addReason(entry, {
         code: "hidden_by_config",
         severity: "info",
         message: "hidden by skills.hidden in the configuration",
@@ -92,7 +93,7 @@ export function decide(
     const previous = winners.get(entry.name);
     if (previous !== undefined) {
       previous.decision = "shadowed";
-      previous.addReason({
+      addReason(previous, {
         code: "shadowed_by",
         severity: "info",
         message: `replaced by the ${entry.source} skill at ${entry.location}`,
@@ -102,24 +103,15 @@ export function decide(
     winners.set(entry.name, entry);
   }
   const skills: Skill[] = [];
-  const decisions: SkillDecision[] = [];
+  // Only a rejection made at the start carries no skill, and nothing is rejected later.
   for (const entry of entries) {
     if (entry.decision === "registered" && entry.skill !== undefined) skills.push(entry.skill);
-    decisions.push({
-      name: entry.name,
-      source: entry.source,
-      location: entry.location,
-      decision: entry.decision,
-      reasons: entry.reasons,
-      diagnostics: entry.diagnostics,
-      skill: entry.decision === "rejected" ? undefined : entry.skill,
-    });
   }
   skills.sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
-  return { skills, decisions };
+  return { skills, decisions: entries };
 }
 
-function firstDecision(candidate: Candidate): Entry {
+function firstDecision(candidate: Candidate): Draft {
   const source = candidate.source.source;
   if (candidate.escapedTo !== undefined || candidate.loaded === undefined) {
     const problem = diagnostic(
@@ -131,7 +123,7 @@ function firstDecision(candidate: Candidate): Entry {
         hint: "move the skill into a skills folder or list its folder in the configuration",
       },
     );
-    return new Entry(
+    return decision(
       basename(candidate.directory),
       source,
       candidate.location,
@@ -147,9 +139,9 @@ function firstDecision(candidate: Candidate): Entry {
   const reasons = diagnostics.length === 0 ? NO_REASONS : reasonsFrom(diagnostics);
   if (skill === undefined || loadErrors(diagnostics)) {
     const name = skill?.name ?? basename(candidate.directory);
-    return new Entry(name, source, candidate.location, "rejected", reasons, diagnostics, undefined);
+    return decision(name, source, candidate.location, "rejected", reasons, diagnostics, undefined);
   }
-  const entry = new Entry(
+  const entry = decision(
     skill.name,
     source,
     candidate.location,
@@ -161,7 +153,7 @@ function firstDecision(candidate: Candidate): Entry {
   const isEnabled = candidate.source.isEnabled;
   if (isEnabled !== undefined && !isEnabled(basename(candidate.directory))) {
     entry.decision = "disabled";
-    entry.addReason({
+    addReason(entry, {
       code: "disabled_in_store",
       severity: "info",
       message: "not enabled in the managed store (skillgate store enable NAME --hash HASH)",

@@ -112,32 +112,37 @@ export class SkillDiscovery {
     const diagnostics: Diagnostic[] = [...packages.diagnostics];
     const candidates: Candidate[] = [];
     const reports: SourceReport[] = [];
-    const seen = new Map<string, Set<string>>();
+    const seen = new SeenFolders();
     const limits = options.limits ?? DEFAULT_WALK_LIMITS;
     for (const source of sources) {
       const cache = this.#cacheFor(source.source);
-      const loads = new Map<string, LoadedSkill>();
+      // What the probe found, in the order the walk records the folders (see SkillProbe).
+      const probed: Probed = { files: [], loads: [] };
       const walk = walkSkillsRoot(
         source.folder,
         allowedRoots,
-        (directory) => this.#probe(cache, source.source, directory, loads),
+        (directory) => this.#probe(cache, source.source, directory, probed),
         limits,
       );
       diagnostics.push(...walk.diagnostics);
       // A root listed twice counts its skills once (links inside one root are handled by the walk).
-      const seenHere = seen.get(source.source) ?? new Set<string>();
-      seen.set(source.source, seenHere);
+      const seenHere = seen.walking(source.source, walk.candidates);
       let found = 0;
+      let next = 0;
       for (const candidate of walk.candidates) {
-        if (seenHere.has(candidate.directory)) continue;
-        seenHere.add(candidate.directory);
+        const escaped = candidate.escaped;
+        const index = escaped === undefined ? next++ : -1;
+        if (seenHere !== undefined) {
+          if (seenHere.has(candidate.directory)) continue;
+          seenHere.add(candidate.directory);
+        }
         found += 1;
         candidates.push({
           source,
           directory: candidate.directory,
-          location: skillFileOf(candidate.directory),
-          loaded: candidate.escaped === undefined ? loads.get(candidate.directory) : undefined,
-          escapedTo: candidate.escaped?.realPath,
+          location: index === -1 ? skillFileOf(candidate.directory) : (probed.files[index] as string),
+          loaded: index === -1 ? undefined : probed.loads[index],
+          escapedTo: escaped?.realPath,
         });
       }
       reports.push({
@@ -179,18 +184,14 @@ export class SkillDiscovery {
     return cache;
   }
 
-  #probe(
-    cache: Map<string, CachedLoad>,
-    source: string,
-    directory: string,
-    loads: Map<string, LoadedSkill>,
-  ): boolean {
+  #probe(cache: Map<string, CachedLoad>, source: string, directory: string, probed: Probed): boolean {
     const file = skillFileOf(directory);
     const cached = cache.get(file);
     if (cached !== undefined) {
       const stats = statOrUndefined(file);
       if (stats !== undefined && unchanged(cached, stats)) {
-        loads.set(directory, cached.loaded);
+        probed.files.push(file);
+        probed.loads.push(cached.loaded);
         return true;
       }
       cache.delete(file);
@@ -199,7 +200,8 @@ export class SkillDiscovery {
     const read = readSkillFileHead(file);
     if (!read.ok) {
       if (read.diagnostic.code === "missing_skill_file") return false;
-      loads.set(directory, { skill: undefined, diagnostics: [read.diagnostic], governanceInvalid: false });
+      probed.files.push(file);
+      probed.loads.push({ skill: undefined, diagnostics: [read.diagnostic], governanceInvalid: false });
       return true;
     }
     const loaded = loadSkillHead(read, directory, file, { source });
@@ -212,8 +214,40 @@ export class SkillDiscovery {
       ctimeMs: stats.ctimeMs,
       readAt,
     });
-    loads.set(directory, loaded);
+    probed.files.push(file);
+    probed.loads.push(loaded);
     return true;
+  }
+}
+
+/** What a walk's probes found: each SKILL.md path and its load, in probe order. */
+interface Probed {
+  readonly files: string[];
+  readonly loads: LoadedSkill[];
+}
+
+/**
+ * The folders already counted per source name. One walk never lists a folder twice, so
+ * nothing is recorded for a name's first walk beyond its list; a set is built only when a
+ * source name comes round again (a root listed twice, or as two folders).
+ */
+class SeenFolders {
+  readonly #firstWalks = new Map<string, readonly { readonly directory: string }[]>();
+  readonly #sets = new Map<string, Set<string>>();
+
+  /** The set this walk of `source` checks and adds to, or undefined on the name's first walk. */
+  walking(source: string, candidates: readonly { readonly directory: string }[]): Set<string> | undefined {
+    const first = this.#firstWalks.get(source);
+    if (first === undefined) {
+      this.#firstWalks.set(source, candidates);
+      return undefined;
+    }
+    let set = this.#sets.get(source);
+    if (set === undefined) {
+      set = new Set(first.map((candidate) => candidate.directory));
+      this.#sets.set(source, set);
+    }
+    return set;
   }
 }
 
@@ -252,8 +286,10 @@ function sameItems(left: readonly unknown[], right: readonly unknown[]): boolean
   return true;
 }
 
+const SKILL_FILE_IN_FOLDER = sep + SKILL_FILE;
+
 function skillFileOf(directory: string): string {
-  return directory.endsWith(sep) ? directory + SKILL_FILE : directory + sep + SKILL_FILE;
+  return directory.endsWith(sep) ? directory + SKILL_FILE : directory + SKILL_FILE_IN_FOLDER;
 }
 
 /** `lstat` that reports a missing or unreachable file as undefined; the read that follows says why. */

@@ -6,6 +6,18 @@ import { SKILL_FILE } from "../skill/read-skill-file.js";
 
 /** Folder names never searched: version control, dependencies, and hidden folders (the store's staging). */
 const SKIPPED = new Set(["node_modules", ".git"]);
+const NODE_MODULES = "node_modules";
+const DOT = 0x2e;
+
+/** Where a walk is: folders counted, whether a limit stopped it, and the real paths entered. */
+interface WalkState {
+  folders: number;
+  stopped: boolean;
+  /** Every real path entered, once a link has been followed. */
+  visited: Set<string> | undefined;
+  /** The real paths entered before the first link: only regular folders, which never repeat. */
+  entered: string[];
+}
 
 /** A folder that holds a SKILL.md, or a symlinked folder that leads outside the allowed roots. */
 export interface SkillCandidate {
@@ -39,6 +51,10 @@ export const DEFAULT_WALK_LIMITS: WalkLimits = {
  * Tells whether a folder is a skill. Discovery's probe reads (or re-validates from its
  * cache) the folder's SKILL.md in the same step, so a skill costs one open, not a
  * listing plus an open. It returns false only when the folder holds no SKILL.md.
+ *
+ * The walk records a folder as a candidate right after its probe answers true (unless a
+ * limit stops the walk there), so the candidates that are not escaped links come in the
+ * order of the probes that answered true: a probe may keep what it found in a list.
  */
 export type SkillProbe = (directory: string) => boolean;
 
@@ -78,9 +94,11 @@ export function walkSkillsRoot(
   }
   // Real paths of every folder entered, so a link back to a parent or to a sibling
   // cannot loop or list one skill twice. A regular folder's real path is its parent's
-  // real path plus its name; only links cost a realpath call.
+  // real path plus its name; only links cost a realpath call. Regular folders cannot be
+  // reached twice through regular entries, so until the first link is followed their
+  // real paths are only collected; the set is built when a link needs it.
   const rootReal = realPathOr(root);
-  const state = { folders: 0, stopped: false, visited: new Set<string>([rootReal]) };
+  const state: WalkState = { folders: 0, stopped: false, visited: undefined, entered: [rootReal] };
   const stop = (message: string): void => {
     state.stopped = true;
     diagnostics.push(
@@ -94,8 +112,9 @@ export function walkSkillsRoot(
     entries.sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
     for (const entry of entries) {
       if (state.stopped) return;
-      if (entry.name.startsWith(".") || SKIPPED.has(entry.name)) continue;
-      const child = childPath(directory, entry.name);
+      const name = entry.name;
+      if (name.charCodeAt(0) === DOT || (name.length === NODE_MODULES.length && SKIPPED.has(name))) continue;
+      const child = childPath(directory, name);
       let realChild: string;
       if (entry.isSymbolicLink()) {
         const resolved = resolveLink(child);
@@ -105,13 +124,17 @@ export function walkSkillsRoot(
           continue;
         }
         realChild = resolved.realPath;
+        state.visited ??= new Set(state.entered);
+        if (state.visited.has(realChild)) continue;
+        state.visited.add(realChild);
       } else if (entry.isDirectory()) {
-        realChild = childPath(realDirectory, entry.name);
+        realChild = childPath(realDirectory, name);
+        if (state.visited === undefined) state.entered.push(realChild);
+        else if (state.visited.has(realChild)) continue;
+        else state.visited.add(realChild);
       } else {
         continue;
       }
-      if (state.visited.has(realChild)) continue;
-      state.visited.add(realChild);
       state.folders += 1;
       if (state.folders > limits.maxFolders) {
         stop(`more than ${limits.maxFolders} folders below ${root}; the rest were not searched`);
