@@ -39,6 +39,7 @@ export interface FieldsResult {
 
 const NAME_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const LOADABLE_NAME = /^[A-Za-z0-9_.-]+$/;
+const ONLY_DOTS = /^\.+$/;
 
 /**
  * Reads and checks the specification's fields. `folderName` is the skill's folder, which
@@ -77,14 +78,14 @@ export function readSkillFields(
   if (name === undefined || description === undefined || problems.hasLoadErrors()) {
     return { fields: undefined, diagnostics: problems.list };
   }
-  const fields: SkillFields = {
+  const fields: { -readonly [Key in keyof SkillFields]: SkillFields[Key] } = {
     name,
     description,
     metadata,
     allowedTools,
-    ...(license !== undefined ? { license } : {}),
-    ...(compatibility !== undefined ? { compatibility } : {}),
   };
+  if (license !== undefined) fields.license = license;
+  if (compatibility !== undefined) fields.compatibility = compatibility;
   return { fields, diagnostics: problems.list };
 }
 
@@ -123,7 +124,7 @@ function readName(
  * they are findings (warnings when lenient), as is a name over the length limit.
  */
 function checkName(raw: string, problems: Findings): string | undefined {
-  if (!LOADABLE_NAME.test(raw) || /^\.+$/.test(raw)) {
+  if (!LOADABLE_NAME.test(raw) || ONLY_DOTS.test(raw)) {
     problems.fail("invalid_name", `name "${escapeForMessage(raw)}" may use only a-z, 0-9 and "-"`, "name");
     return undefined;
   }
@@ -189,7 +190,8 @@ function readMetadata(data: Record<string, unknown>, problems: Findings): Record
     problems.add("invalid_metadata", `metadata must be a mapping, not ${describeType(raw)}`, "metadata");
     return {};
   }
-  for (const [key, value] of Object.entries(raw)) {
+  for (const key of Object.keys(raw)) {
+    const value = raw[key];
     // parameters_schema may be a YAML mapping (a skillgate extension); everything else is text.
     if (typeof value !== "string" && key !== "parameters_schema" && key !== "skillgate.allowed-domains") {
       problems.add(
@@ -205,7 +207,7 @@ function readMetadata(data: Record<string, unknown>, problems: Findings): Record
 function readAllowedTools(data: Record<string, unknown>, problems: Findings): string[] {
   const raw = data["allowed-tools"];
   if (raw === undefined || raw === null) return [];
-  if (typeof raw === "string") return raw.split(/\s+/).filter((tool) => tool.length > 0);
+  if (typeof raw === "string") return splitOnWhiteSpace(raw);
   if (Array.isArray(raw) && raw.every((tool) => typeof tool === "string")) {
     return raw.map((tool) => tool.trim()).filter((tool) => tool.length > 0);
   }
@@ -215,6 +217,52 @@ function readAllowedTools(data: Record<string, unknown>, problems: Findings): st
     "allowed-tools",
   );
   return [];
+}
+
+/**
+ * The runs of non-white-space characters in `text`, as `text.split(/\s+/)` without its
+ * empty strings gives them (the same white space: ASCII, no-break, the Unicode spaces,
+ * line and paragraph separators, a BOM), in an array of exactly their number: the list is
+ * kept with every skill.
+ */
+export function splitOnWhiteSpace(text: string): string[] {
+  let count = 0;
+  let inRun = false;
+  for (let index = 0; index < text.length; index += 1) {
+    const space = isWhiteSpace(text.charCodeAt(index));
+    if (!space && !inRun) count += 1;
+    inRun = !space;
+  }
+  const runs = new Array<string>(count);
+  let run = 0;
+  let start = -1;
+  for (let index = 0; index <= text.length; index += 1) {
+    const space = index === text.length || isWhiteSpace(text.charCodeAt(index));
+    if (space && start !== -1) {
+      runs[run] = text.slice(start, index);
+      run += 1;
+      start = -1;
+    } else if (!space && start === -1) {
+      start = index;
+    }
+  }
+  return runs;
+}
+
+/** What a regular expression's `\s` matches. */
+function isWhiteSpace(code: number): boolean {
+  if (code < 0x80) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
+  return (
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
+  );
 }
 
 /** The first paragraph of a body on one line: the description of a SKILL.md without front matter. */

@@ -74,14 +74,46 @@ export function readGovernance(
     DEFAULT_GOVERNANCE.network,
     report,
   );
-  const allowedDomains = readDomains(metadata[GOVERNANCE_KEYS.allowedDomains], report);
-  const schema = readParametersSchema(metadata[GOVERNANCE_KEYS.parametersSchema]);
+  const rawDomains = metadata[GOVERNANCE_KEYS.allowedDomains];
+  const rawSchema = metadata[GOVERNANCE_KEYS.parametersSchema];
+  if ((rawDomains === undefined || rawDomains === null) && (rawSchema === undefined || rawSchema === null)) {
+    return { governance: sharedGovernance(execution, tier, network), diagnostics };
+  }
+  const allowedDomains = readDomains(rawDomains, report);
+  const schema = readParametersSchema(rawSchema);
   if (schema.problem !== undefined)
     report("invalid_parameters_schema", schema.problem, GOVERNANCE_KEYS.parametersSchema);
   return {
     governance: { execution, tier, network, allowedDomains, parametersSchema: schema.schema },
     diagnostics,
   };
+}
+
+/**
+ * Governance without domains or a schema, one frozen object per combination of the three
+ * choices (24 in all) shared by every skill that has it: most skills declare only a tier
+ * and an execution mode, and a catalog of thousands need not hold a copy each.
+ */
+const SHARED_GOVERNANCE: (Governance | undefined)[] = [];
+const NO_DOMAINS: readonly string[] = Object.freeze([]);
+const NO_SCHEMA: ParametersSchema = Object.freeze({ kind: "none" });
+
+function sharedGovernance(execution: ExecutionMode, tier: Tier, network: NetworkMode): Governance {
+  const index =
+    (EXECUTION_MODES.indexOf(execution) * TIERS.length + TIERS.indexOf(tier)) * NETWORK_MODES.length +
+    NETWORK_MODES.indexOf(network);
+  let governance = SHARED_GOVERNANCE[index];
+  if (governance === undefined) {
+    governance = Object.freeze({
+      execution,
+      tier,
+      network,
+      allowedDomains: NO_DOMAINS,
+      parametersSchema: NO_SCHEMA,
+    });
+    SHARED_GOVERNANCE[index] = governance;
+  }
+  return governance;
 }
 
 function readChoice<Choice extends string>(

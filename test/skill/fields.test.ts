@@ -1,7 +1,13 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type Diagnostic, hasErrors } from "../../src/core/diagnostics.js";
 import { MAX_NAME_LENGTH } from "../../src/core/limits.js";
-import { firstParagraph, readSkillFields, type ValidationMode } from "../../src/skill/fields.js";
+import {
+  firstParagraph,
+  readSkillFields,
+  splitOnWhiteSpace,
+  type ValidationMode,
+} from "../../src/skill/fields.js";
 import { loadSkillFolder } from "../../src/skill/load-skill.js";
 import { skillFolder, skillText } from "./skill-folders.js";
 
@@ -234,5 +240,56 @@ describe("readSkillFields", () => {
 
   it("firstParagraph joins the lines of the first paragraph", () => {
     expect(firstParagraph("\n\n  one\ntwo  \n \nthree")).toBe("one two");
+  });
+});
+
+describe("splitOnWhiteSpace (allowed-tools as text)", () => {
+  // Every character `\s` matches, some that look like white space but are not, and ordinary text.
+  const unit = fc.constantFrom(
+    " ",
+    "\t",
+    "\n",
+    "\v",
+    "\f",
+    "\r",
+    "\u00a0",
+    "\u1680",
+    "\u2000",
+    "\u2005",
+    "\u200a",
+    "\u2028",
+    "\u2029",
+    "\u202f",
+    "\u205f",
+    "\u3000",
+    "\ufeff",
+    "\u180e",
+    "\u200b",
+    "\u0085",
+    "\u001c",
+    "a",
+    "Read",
+    "Bash(git:*)",
+    "é",
+    "😀",
+  );
+
+  it("gives what split(/\\s+/) without empty strings gives (property)", () => {
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 12 }), (units) => {
+        const text = units.join("");
+        expect(splitOnWhiteSpace(text), JSON.stringify(text)).toEqual(
+          text.split(/\s+/).filter((tool) => tool.length > 0),
+        );
+      }),
+      { numRuns: 3_000 },
+    );
+  });
+
+  it("returns an array of exactly the runs found", () => {
+    const tools = splitOnWhiteSpace("  Bash(git:*)  Read\tWrite ");
+    expect(tools).toEqual(["Bash(git:*)", "Read", "Write"]);
+    expect(tools).toHaveLength(3);
+    expect(splitOnWhiteSpace("   ")).toEqual([]);
   });
 });

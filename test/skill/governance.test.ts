@@ -14,6 +14,44 @@ import { skillFolder, skillText } from "./skill-folders.js";
 const read = (metadata: Record<string, unknown>) =>
   readGovernance(metadata, { path: "SKILL.md", mode: "lenient" });
 
+describe("governance shared between skills", () => {
+  it("skills that declare no domains and no schema share one frozen governance per combination", () => {
+    for (const execution of EXECUTION_MODES) {
+      for (const tier of TIERS) {
+        for (const network of NETWORK_MODES) {
+          const metadata = {
+            "skillgate.execution": execution,
+            "skillgate.tier": tier,
+            "skillgate.network": network,
+          };
+          const first = read(metadata);
+          const second = read({ ...metadata, "skillgate.allowed-domains": null });
+          expect(first.diagnostics).toEqual([]);
+          expect(first.governance).toEqual({
+            execution,
+            tier,
+            network,
+            allowedDomains: [],
+            parametersSchema: { kind: "none" },
+          });
+          expect(second.governance).toBe(first.governance);
+          expect(Object.isFrozen(first.governance)).toBe(true);
+          expect(Object.isFrozen(first.governance.allowedDomains)).toBe(true);
+        }
+      }
+    }
+    expect(read({}).governance).toEqual(DEFAULT_GOVERNANCE);
+    expect(read({ "skillgate.tier": "maybe" }).governance).toBe(read({}).governance);
+  });
+
+  it("a skill with domains or a schema gets its own governance", () => {
+    const withDomains = read({ "skillgate.allowed-domains": "example.com" }).governance;
+    expect(withDomains.allowedDomains).toEqual(["example.com"]);
+    expect(withDomains).not.toBe(read({}).governance);
+    expect(Object.isFrozen(withDomains)).toBe(false);
+  });
+});
+
 describe("governance keys", () => {
   it("defaults: sandbox, tier change, network none, no domains, no schema", () => {
     expect(readGovernance({}, { mode: "lenient" })).toEqual({
