@@ -8,10 +8,14 @@
  *   benchmark (as root, bubblewrap then runs privileged).
  * - bare bwrap as 65534: the same, after `setpriv` drops root (root only): the identity
  *   skillgate's sandbox has.
- * - skillgate: `runInSandbox` with the host's cgroups (auto), and with cgroups off; and, as
- *   root, with the snapshot behind a folder closed to the sandbox user (the portal).
+ * - skillgate: `runInSandbox` with a `SandboxPool`, as `SandboxRunner` runs it (a sandbox
+ *   started ahead of each run while the runner is idle), with the host's cgroups (auto), and
+ *   with cgroups off; without a pool (every run starts its own sandbox: what a burst of
+ *   concurrent runs gets beyond the one kept ahead); and, as root, with the snapshot behind a
+ *   folder closed to the sandbox user (the portal, which always starts its own).
  *
- * Rounds rotate the order; figures are medians with minimums, ratios are ratios of medians.
+ * Rounds rotate the order, with 30 ms of untimed idle time after each run (when the pool starts
+ * its next sandbox); figures are medians with minimums, ratios are ratios of medians.
  * The target (skillgate at most 1.3x bare bwrap, at the median) is reported PASS or MISS.
  * `node bench/sandbox.mjs [rounds]` runs it alone.
  */
@@ -23,6 +27,9 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { distFolder } from "./contestants.mjs";
+
+/** Idle time between two timed runs. */
+const PAUSE_MS = 30;
 
 /** The target from the issue: the sandbox at most 1.3x a bare bwrap run. */
 export const SANDBOX_TARGET = { label: "skillgate sandbox <= 1.3x bare bwrap (median)", limit: 1.3 };
@@ -123,8 +130,12 @@ export async function runSandboxBenchmark({ rounds = 30, concurrency = 100, log 
     const setpriv = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", "--"];
     return () => timedSpawn(dropRoot ? [...setpriv, ...bwrap] : bwrap);
   };
-  const skillgate = (language, folder, cgroups) => {
+  // A build from before the pool (BENCH_DIST of an older commit) runs every contestant without one.
+  const pool = sandbox.SandboxPool === undefined ? undefined : new sandbox.SandboxPool();
+  const prestarted = {};
+  const skillgate = (id, language, folder, cgroups, withPool) => {
     const { script, command } = SCRIPTS[language];
+    prestarted[id] = 0;
     return async () => {
       const started = performance.now();
       const result = await sandbox.runInSandbox({
@@ -135,10 +146,12 @@ export async function runSandboxBenchmark({ rounds = 30, concurrency = 100, log 
         limits: { timeoutMs: 30_000, maxOutputBytes: 65_536 },
         network: { mode: "none" },
         cgroups,
+        ...(withPool && pool !== undefined ? { pool } : {}),
       });
       const elapsed = performance.now() - started;
       if (result.status !== "ok")
         throw new Error(`skillgate ${language}: ${result.status} ${result.message ?? result.stderr}`);
+      if (result.sandbox?.prestarted === true) prestarted[id] += 1;
       return elapsed;
     };
   };
@@ -152,25 +165,18 @@ export async function runSandboxBenchmark({ rounds = 30, concurrency = 100, log 
         label: "bare bwrap as 65534 (setpriv)",
         run: bare(language, true),
       });
-    contestants.push({
-      id: `${language}/skillgate`,
-      language,
-      label: "skillgate (cgroups auto)",
-      run: skillgate(language, open.folder, "auto"),
-    });
-    contestants.push({
-      id: `${language}/skillgate-off`,
-      language,
-      label: "skillgate (cgroups off)",
-      run: skillgate(language, open.folder, "off"),
-    });
-    if (closed !== undefined)
+    const add = (id, label, folder, cgroups, withPool) =>
       contestants.push({
-        id: `${language}/skillgate-portal`,
+        id: `${language}/${id}`,
         language,
-        label: "skillgate, snapshot behind a closed folder",
-        run: skillgate(language, closed.folder, "auto"),
+        label,
+        run: skillgate(`${language}/${id}`, language, folder, cgroups, withPool),
       });
+    add("skillgate", "skillgate (cgroups auto)", open.folder, "auto", true);
+    add("skillgate-off", "skillgate (cgroups off)", open.folder, "off", true);
+    add("skillgate-cold", "skillgate, no sandbox kept ahead (cgroups auto)", open.folder, "auto", false);
+    if (closed !== undefined)
+      add("skillgate-portal", "skillgate, snapshot behind a closed folder", closed.folder, "auto", true);
   }
   try {
     // Warm-up: bubblewrap's and the interpreters' files into the page cache, the package's modules loaded.
@@ -178,7 +184,13 @@ export async function runSandboxBenchmark({ rounds = 30, concurrency = 100, log 
     const samples = Object.fromEntries(contestants.map((contestant) => [contestant.id, []]));
     for (let round = 0; round < rounds; round += 1) {
       const order = contestants.map((_, index) => contestants[(index + round) % contestants.length]);
-      for (const contestant of order) samples[contestant.id].push(await contestant.run());
+      for (const contestant of order) {
+        samples[contestant.id].push(await contestant.run());
+        // Untimed idle time between runs, as between a model's calls: the pool starts its next
+        // sandbox then, instead of during whichever contestant comes next (rotation keeps the
+        // cyclic order, so it would always be the same one).
+        await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
+      }
       if ((round + 1) % 10 === 0) log(`sandbox: round ${round + 1}/${rounds}`);
     }
     const support = sandbox.hostCgroupSupport();
@@ -189,6 +201,7 @@ export async function runSandboxBenchmark({ rounds = 30, concurrency = 100, log 
       median: median(samples[contestant.id]),
       min: Math.min(...samples[contestant.id]),
       samples: samples[contestant.id].length,
+      ...(contestant.id in prestarted ? { prestarted: prestarted[contestant.id] } : {}),
     }));
     const ratio = (language) => {
       const of = (id) => results.find((result) => result.id === `${language}/${id}`)?.median ?? Number.NaN;
@@ -207,6 +220,7 @@ export async function runSandboxBenchmark({ rounds = 30, concurrency = 100, log 
           argumentsJson: "{}",
           limits: { timeoutMs: 120_000, maxOutputBytes: 65_536 },
           network: { mode: "none" },
+          ...(pool !== undefined ? { pool } : {}),
         }),
       ),
     );
@@ -227,6 +241,7 @@ export async function runSandboxBenchmark({ rounds = 30, concurrency = 100, log 
       met: Object.values(ratios).every((value) => value <= SANDBOX_TARGET.limit),
     };
   } finally {
+    await pool?.close();
     rmSync(open.parent, { recursive: true, force: true, maxRetries: 3 });
     if (closed !== undefined) {
       chmodSync(closed.parent, 0o700);
@@ -247,18 +262,18 @@ export function formatSandboxResults(benchmark) {
     lines.push(
       `**${language}, no-op script**`,
       "",
-      "| contestant | median | min | vs bare bwrap |",
-      "| --- | --- | --- | --- |",
+      "| contestant | median | min | vs bare bwrap | started ahead |",
+      "| --- | --- | --- | --- | --- |",
     );
     for (const row of rows)
       lines.push(
-        `| ${row.label} | ${row.median.toFixed(1)} ms | ${row.min.toFixed(1)} ms | ${(row.median / bare).toFixed(2)} |`,
+        `| ${row.label} | ${row.median.toFixed(1)} ms | ${row.min.toFixed(1)} ms | ${(row.median / bare).toFixed(2)} | ${row.prestarted === undefined ? "" : `${row.prestarted}/${row.samples + 1}`} |`,
       );
     lines.push("");
   }
   const { runs, ok, wallMs } = benchmark.concurrent;
   lines.push(
-    `**${runs} concurrent runs** (python no-op, cgroups auto): ${ok} ok, ${wallMs.toFixed(0)} ms wall, ${(wallMs / runs).toFixed(1)} ms a run`,
+    `**${runs} concurrent runs** (python no-op, cgroups auto, through the pool): ${ok} ok, ${wallMs.toFixed(0)} ms wall, ${(wallMs / runs).toFixed(1)} ms a run`,
     "",
   );
   for (const [language, value] of Object.entries(benchmark.ratios))

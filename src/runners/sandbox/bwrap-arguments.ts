@@ -12,16 +12,40 @@ import {
 import { prlimitOptions, type SandboxResources } from "./limits.js";
 
 /** The extra descriptors bubblewrap reads (the child's fd numbers, after stdin/stdout/stderr). */
-export const SANDBOX_FDS = { seccomp: 3, status: 4, passwd: 5, group: 6, hosts: 7, block: 8 } as const;
+export const SANDBOX_FDS = {
+  seccomp: 3,
+  status: 4,
+  passwd: 5,
+  group: 6,
+  hosts: 7,
+  block: 8,
+  args: 9,
+} as const;
 
-/** Everything the argument vector depends on; no host lookups happen while building it. */
-export interface BwrapPlan {
+/**
+ * What every run of one shape shares: bubblewrap's command line, fixed when the launch chain
+ * is spawned, which may be before the run is known (a prestarted sandbox, sandbox-pool.ts).
+ */
+export interface BwrapShape {
   readonly features: BwrapFeatures;
+  readonly rootEntries: readonly RootEntry[];
+  /** The size of the private `/tmp`. */
+  readonly tmpBytes: number;
+  /** The shell inside the sandbox that runs {@link LAUNCHER_SCRIPT}, under `/usr`. */
+  readonly shell: string;
+}
+
+/** One run's part of bubblewrap's arguments, read from {@link SANDBOX_FDS.args} when the run starts. */
+export interface BwrapRun {
+  /**
+   * The script's whole environment, set after `--clearenv`. Left out when this bubblewrap
+   * lacks `--clearenv`: the environment was then given to the spawn itself.
+   */
+  readonly env?: Readonly<Record<string, string>>;
   /** The snapshot folder as bubblewrap (the sandbox user) can open it: the snapshot itself or its portal. */
   readonly skillSource: string;
   /** The proxy socket as bubblewrap can open it, when the run has a proxy. */
   readonly proxySocketSource?: string;
-  readonly rootEntries: readonly RootEntry[];
   /** Whether `/etc/alternatives` is bound (an interpreter resolves through it). */
   readonly alternatives: boolean;
   readonly resources: SandboxResources;
@@ -40,17 +64,52 @@ export interface BwrapPlan {
   readonly block?: boolean;
 }
 
+/** The environment variable the launcher requires last, so arguments cut short never run anything. */
+const COMPLETE = "SKILLGATE_LAUNCH";
+
 /**
- * bubblewrap's arguments, in the order bubblewrap applies them: namespaces and identity;
- * the read-only system (`/usr`, the loader's links, a few `/etc` files, the generated
- * users); `/proc` and a read-only `/dev`; the snapshot at {@link SKILL_MOUNT}; the proxy
- * socket when there is one; the size-capped `/tmp`; the seccomp filter and status pipe;
- * the root made read-only last; then the command, wrapped in `prlimit` (and the proxy
- * bridge). Mounts are listed for the sandbox's sake only: nothing else of the host exists in it.
+ * The sandbox's first program: it rebuilds the run's command from `SKILLGATE_ARG_0…N-1`
+ * (`SKILLGATE_ARGC` of them), removes those variables, and becomes the command. The command
+ * travels in the environment because bubblewrap takes the command only from its own command
+ * line, which is fixed before the run is known. It runs nothing (exit 125) unless
+ * `SKILLGATE_LAUNCH=complete`, the last argument written, is there: a writer that died
+ * half-way, or no writer at all, starts nothing.
  */
-export function bwrapArguments(plan: BwrapPlan): string[] {
+export const LAUNCHER_SCRIPT = [
+  `[ "$${COMPLETE}" = complete ] || { echo "HOST: the sandbox's launch arguments were incomplete; nothing ran." >&2; exit 125; }`,
+  'case "$SKILLGATE_ARGC" in "" | *[!0-9]*) exit 125 ;; esac',
+  "set --",
+  "i=0",
+  'while [ "$i" -lt "$SKILLGATE_ARGC" ]; do',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion, not a template
+  '  eval "[ \\"\\${SKILLGATE_ARG_$i+set}\\" = set ] || exit 125; set -- \\"\\$@\\" \\"\\$SKILLGATE_ARG_$i\\"; unset SKILLGATE_ARG_$i"',
+  "  i=$((i + 1))",
+  "done",
+  '[ "$#" -gt 0 ] || exit 125',
+  `unset SKILLGATE_ARGC ${COMPLETE}`,
+  'exec "$@"',
+].join("\n");
+
+/** `$0` of the launcher, naming the run on bubblewrap's command line (leftover checks look for it). */
+export function launcherName(runId: string): string {
+  return `skillgate-sandbox-${runId}`;
+}
+
+/**
+ * bubblewrap's command line, in the order bubblewrap applies it: namespaces and identity;
+ * the read-only system (`/usr`, the loader's links, a few `/etc` files, the generated
+ * users); `/proc` and a read-only `/dev`; the size-capped `/tmp`; the seccomp filter and
+ * status pipe; then the run's own arguments from {@link SANDBOX_FDS.args} (its environment,
+ * the snapshot at {@link SKILL_MOUNT}, the proxy socket); the run id; the root made
+ * read-only after every mount; and the command: the run's own when it is known (see
+ * {@link runCommand}), else the launcher, which takes it from the environment. bubblewrap
+ * blocks reading the run's arguments before it does anything else, so a chain can be
+ * spawned (and put in its cgroups) ahead of its run. Mounts are listed for the sandbox's
+ * sake only: nothing else of the host exists in it.
+ */
+export function bwrapCommandLine(shape: BwrapShape, runId: string, command?: readonly string[]): string[] {
   const args: string[] = ["--unshare-all", "--unshare-user"];
-  if (plan.features.disableUserns) args.push("--disable-userns");
+  if (shape.features.disableUserns) args.push("--disable-userns");
   args.push(
     "--uid",
     String(SANDBOX_UID),
@@ -66,34 +125,79 @@ export function bwrapArguments(plan: BwrapPlan): string[] {
     "/usr",
     "/usr",
   );
-  for (const entry of plan.rootEntries) {
+  for (const entry of shape.rootEntries) {
     if (entry.kind === "symlink") args.push("--symlink", entry.target, entry.path);
     else args.push("--ro-bind", entry.path, entry.path);
   }
   args.push("--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev");
   const readOnlyData = (fd: number, path: string): void => {
-    if (plan.features.perms) args.push("--perms", "0444");
+    if (shape.features.perms) args.push("--perms", "0444");
     args.push("--ro-bind-data", String(fd), path);
   };
   readOnlyData(SANDBOX_FDS.passwd, "/etc/passwd");
   readOnlyData(SANDBOX_FDS.group, "/etc/group");
   readOnlyData(SANDBOX_FDS.hosts, "/etc/hosts");
   for (const path of ETC_FILES) args.push("--ro-bind-try", path, path);
-  if (plan.alternatives) args.push("--ro-bind", "/etc/alternatives", "/etc/alternatives");
-  args.push("--ro-bind", plan.skillSource, SKILL_MOUNT);
-  if (plan.proxySocketSource !== undefined)
-    args.push("--ro-bind", plan.proxySocketSource, PROXY_SOCKET_MOUNT);
-  if (plan.features.tmpfsSize) args.push("--size", String(plan.resources.tmpBytes));
+  if (shape.features.tmpfsSize) args.push("--size", String(shape.tmpBytes));
   args.push("--tmpfs", "/tmp", "--chdir", "/tmp");
   args.push("--seccomp", String(SANDBOX_FDS.seccomp));
-  if (plan.features.jsonStatus) args.push("--json-status-fd", String(SANDBOX_FDS.status));
-  if (plan.block === true) args.push("--block-fd", String(SANDBOX_FDS.block));
+  if (shape.features.jsonStatus) args.push("--json-status-fd", String(SANDBOX_FDS.status));
+  args.push("--args", String(SANDBOX_FDS.args));
+  // After the run's --clearenv, and on the command line, where leftover checks can see it.
+  args.push("--setenv", "SKILLGATE_RUN_ID", runId);
   args.push("--remount-ro", "/", "--");
-  args.push(plan.prlimit, ...prlimitOptions(plan.resources, plan.interpreter), "--");
-  if (plan.proxySocketSource !== undefined && plan.socat !== undefined)
-    args.push(plan.shell, "-c", proxyBridgeScript(plan.socat), "skillgate-proxy-bridge");
-  args.push(...plan.command, plan.scriptInside);
+  if (command !== undefined) args.push(...command);
+  else args.push(shape.shell, "-c", LAUNCHER_SCRIPT, launcherName(runId));
   return args;
+}
+
+/**
+ * The run's command inside the sandbox: the interpreter and script wrapped in `prlimit`
+ * (and the proxy bridge).
+ */
+export function runCommand(run: BwrapRun): string[] {
+  const command = [run.prlimit, ...prlimitOptions(run.resources, run.interpreter), "--"];
+  if (run.proxySocketSource !== undefined && run.socat !== undefined)
+    command.push(run.shell, "-c", proxyBridgeScript(run.socat), "skillgate-proxy-bridge");
+  command.push(...run.command, run.scriptInside);
+  return command;
+}
+
+/**
+ * The run's own arguments, read by bubblewrap from {@link SANDBOX_FDS.args}: the script's
+ * environment (after `--clearenv`), the snapshot and the proxy socket, the hold on
+ * `--block-fd`, and, for a chain started with the launcher, the command, with the
+ * launcher's completion mark last.
+ */
+export function bwrapRunArguments(run: BwrapRun, launcher: boolean): string[] {
+  const args: string[] = [];
+  const setenv = (name: string, value: string): void => {
+    args.push("--setenv", name, value);
+  };
+  if (run.env !== undefined) {
+    args.push("--clearenv");
+    for (const [name, value] of Object.entries(run.env)) setenv(name, value);
+  }
+  if (run.alternatives) args.push("--ro-bind", "/etc/alternatives", "/etc/alternatives");
+  args.push("--ro-bind", run.skillSource, SKILL_MOUNT);
+  if (run.proxySocketSource !== undefined) args.push("--ro-bind", run.proxySocketSource, PROXY_SOCKET_MOUNT);
+  if (run.block === true) args.push("--block-fd", String(SANDBOX_FDS.block));
+  if (!launcher) return args;
+  const command = runCommand(run);
+  setenv("SKILLGATE_ARGC", String(command.length));
+  for (const [index, part] of command.entries()) setenv(`SKILLGATE_ARG_${index}`, part);
+  setenv(COMPLETE, "complete");
+  return args;
+}
+
+/**
+ * The arguments as bubblewrap's `--args` reads them: each ended by a NUL. A NUL inside one
+ * would split it into two and shift every argument after it (an injected option), so any
+ * is refused with an error.
+ */
+export function encodeArguments(args: readonly string[]): Buffer {
+  for (const arg of args) if (arg.includes("\0")) throw new Error("an argument holds a NUL byte");
+  return Buffer.from(args.map((arg) => `${arg}\0`).join(""), "utf8");
 }
 
 /** `/proc/net/tcp`'s local address of the bridge's listening socket: 127.0.0.1, port in hex. */

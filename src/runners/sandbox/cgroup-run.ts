@@ -29,6 +29,11 @@ export interface RunCgroup {
   kill(): void;
   /** Kills what is left and removes the folders (retrying while the kernel reaps). */
   remove(): Promise<void>;
+  /**
+   * The same, blocking, for a process that is exiting and cannot wait: retries for at most
+   * `withinMs`; what is still there then is removed by the next skillgate's sweep.
+   */
+  removeNow(withinMs: number): void;
 }
 
 const enabledV2 = new Map<string, boolean>();
@@ -211,6 +216,22 @@ function handle(
             const code = (error as NodeJS.ErrnoException).code;
             if (code === "ENOENT" || attempt >= 50) break;
             await sleep(Math.min(100, 2 ** attempt));
+          }
+        }
+      }
+    },
+    removeNow(withinMs: number): void {
+      const deadline = Date.now() + withinMs;
+      const pause = new Int32Array(new SharedArrayBuffer(4));
+      for (const folder of folders) {
+        for (;;) {
+          kill();
+          try {
+            rmdirSync(folder);
+            break;
+          } catch (error) {
+            if ((error as NodeJS.ErrnoException).code === "ENOENT" || Date.now() >= deadline) break;
+            Atomics.wait(pause, 0, 0, 1);
           }
         }
       }

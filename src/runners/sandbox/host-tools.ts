@@ -35,6 +35,11 @@ export interface BwrapFeatures {
   readonly perms: boolean;
   /** `--block-fd`: the sandbox waits at its start while its first process joins the run's cgroups. */
   readonly blockFd: boolean;
+  /**
+   * `--clearenv` (0.5): the script's environment travels with the arguments instead of at the
+   * spawn, so a sandbox can be started before its run is known (see sandbox-pool.ts).
+   */
+  readonly clearEnv: boolean;
   /** Options skillgate needs and this bubblewrap lacks; non-empty means it cannot be used. */
   readonly missing: readonly string[];
 }
@@ -48,6 +53,8 @@ const REQUIRED_OPTIONS = [
   "--seccomp",
   "--ro-bind-data",
   "--remount-ro",
+  "--args",
+  "--setenv",
 ] as const;
 
 /** The absolute path of an executable program in {@link TOOL_FOLDERS}, or undefined. */
@@ -117,6 +124,28 @@ export function bwrapFeatures(bwrap: string): BwrapFeatures | undefined {
   return features;
 }
 
+const deathSignalCache = new Map<string, boolean>();
+
+/**
+ * Whether a chain `setpriv --pdeathsig SIGKILL -- bwrap` dies with this process: setpriv has
+ * `--pdeathsig` (util-linux 2.33), and bubblewrap is not setuid or setgid (the kernel clears
+ * the death signal when such a program is executed). Worked out once per pair and process.
+ */
+export function chainDeathSignal(setpriv: string, bwrap: string): boolean {
+  const key = `${setpriv}\0${bwrap}`;
+  let known = deathSignalCache.get(key);
+  if (known === undefined) {
+    try {
+      const help = execFileSync(setpriv, ["--help"], { encoding: "utf8", timeout: 5_000 });
+      known = help.includes("--pdeathsig") && (statSync(bwrap).mode & 0o6000) === 0;
+    } catch {
+      known = false;
+    }
+    deathSignalCache.set(key, known);
+  }
+  return known;
+}
+
 /** Reads {@link BwrapFeatures} from the texts of `bwrap --version` and `bwrap --help`. */
 export function parseBwrapFeatures(versionText: string, helpText: string): BwrapFeatures {
   const options = new Set(helpText.match(/--[a-z][a-z0-9-]*/g) ?? []);
@@ -128,6 +157,7 @@ export function parseBwrapFeatures(versionText: string, helpText: string): Bwrap
     jsonStatus: options.has("--json-status-fd"),
     perms: options.has("--perms"),
     blockFd: options.has("--block-fd"),
+    clearEnv: options.has("--clearenv"),
     missing: REQUIRED_OPTIONS.filter((option) => !options.has(option)),
   };
 }

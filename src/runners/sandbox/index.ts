@@ -13,6 +13,7 @@ export {
   type SandboxRunRequest,
   type SandboxRunResult,
 } from "./run-in-sandbox.js";
+export { SandboxPool, type SandboxPoolOptions } from "./sandbox-pool.js";
 export {
   domainProxyProvider,
   interpreterCommand,

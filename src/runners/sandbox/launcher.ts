@@ -12,8 +12,19 @@ export interface PortalBind {
 export interface LaunchPlan {
   readonly bwrap: string;
   readonly bwrapArguments: readonly string[];
-  /** Set when skillgate runs as root: host root is dropped to the sandbox user first. */
+  /**
+   * setpriv, when the chain starts with it: to drop host root to the sandbox user first
+   * (`dropRoot`), and to make the chain die with this process (`deathSignal`).
+   */
   readonly setpriv?: string;
+  /** Drop host root to uid and gid 65534, no groups, capabilities or new privileges (skillgate runs as root). */
+  readonly dropRoot?: boolean;
+  /**
+   * SIGKILL the chain when this process dies (`--pdeathsig`, kept across setpriv's own
+   * identity change and bubblewrap's exec), even before bubblewrap has read its arguments:
+   * a chain started ahead of its run must never go on without the process that owns it.
+   */
+  readonly deathSignal?: boolean;
   /** Root only: binds made in a private mount namespace (needs `unshare`, `mount` and `shell`). */
   readonly portal: readonly PortalBind[];
   readonly shell?: string;
@@ -40,21 +51,24 @@ export const LAUNCH_SCRIPT = [
 /**
  * The argv to spawn. Each program execs the next, so the spawned pid ends up being
  * bubblewrap itself: `[unshare --mount sh (binds the portal)] [setpriv (drops host root to
- * 65534, no capabilities, no new privileges)] bwrap …`.
+ * 65534, no capabilities, no new privileges; dies with this process)] bwrap …`.
  */
 export function launchCommand(plan: LaunchPlan): string[] {
   const tail: string[] = [];
-  if (plan.setpriv !== undefined)
-    tail.push(
-      plan.setpriv,
-      `--reuid=${SANDBOX_UID}`,
-      `--regid=${SANDBOX_GID}`,
-      "--clear-groups",
-      "--inh-caps=-all",
-      "--bounding-set=-all",
-      "--no-new-privs",
-      "--",
-    );
+  if (plan.setpriv !== undefined && (plan.dropRoot === true || plan.deathSignal === true)) {
+    tail.push(plan.setpriv);
+    if (plan.dropRoot === true)
+      tail.push(
+        `--reuid=${SANDBOX_UID}`,
+        `--regid=${SANDBOX_GID}`,
+        "--clear-groups",
+        "--inh-caps=-all",
+        "--bounding-set=-all",
+        "--no-new-privs",
+      );
+    if (plan.deathSignal === true) tail.push("--pdeathsig", "SIGKILL");
+    tail.push("--");
+  }
   tail.push(plan.bwrap, ...plan.bwrapArguments);
   if (plan.portal.length === 0) return tail;
   const { unshare, mount, shell } = plan;

@@ -1,17 +1,15 @@
-import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { basename, isAbsolute, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import type { RunResult } from "../contract.js";
 import { MAX_ARGUMENTS_JSON_BYTES } from "../local-runner.js";
 import { removeTree } from "../remove-tree.js";
-import { bwrapArguments, SANDBOX_FDS } from "./bwrap-arguments.js";
+import { type BwrapRun, bwrapRunArguments, encodeArguments, runCommand } from "./bwrap-arguments.js";
 import { type CgroupSupport, hostCgroupSupport } from "./cgroup-detect.js";
-import { createRunCgroup, type RunCgroup, runCgroupName } from "./cgroup-run.js";
-import { type BwrapFeatures, sandboxTools } from "./host-tools.js";
-import { launchCommand, type PortalBind } from "./launcher.js";
+import { type BwrapFeatures, chainDeathSignal, sandboxTools } from "./host-tools.js";
+import { launchShape } from "./launch-shape.js";
+import type { PortalBind } from "./launcher.js";
 import {
-  hostRootEntries,
   PROXY_BRIDGE_PORT,
   resolvesThroughAlternatives,
   SANDBOX_GID,
@@ -20,6 +18,7 @@ import {
 } from "./layout.js";
 import { nodeHeapOption, type SandboxLimits, sandboxResources } from "./limits.js";
 import * as messages from "./messages.js";
+import { type LaunchShape, type PreparedLaunch, prepareLaunch } from "./prepared-launch.js";
 import type { HostIdentity } from "./reachability.js";
 import {
   checkCommand,
@@ -29,8 +28,8 @@ import {
   runsAsRoot,
   sandboxPrerequisites,
 } from "./request-checks.js";
+import type { SandboxPool } from "./sandbox-pool.js";
 import { runSandboxProcess, type SandboxProcessOutcome, type SandboxStatus } from "./sandbox-process.js";
-import { sandboxStaticFiles } from "./static-files.js";
 
 /** The sandbox's network: none at all, or only skillgate's filtering proxy through its Unix socket. */
 export type SandboxNetwork =
@@ -61,6 +60,13 @@ export interface SandboxRunRequest {
   readonly skillName?: string;
   /** `off` ignores the host's cgroups and limits with rlimits only (default `auto`). */
   readonly cgroups?: "auto" | "off";
+  /**
+   * Sandboxes started ahead (see {@link SandboxPool}): the run takes one of its shape when one
+   * is ready, and the next is started after it answered; its cgroups are removed after it
+   * answered too. Without a pool (or with a closed one) every run starts its own and cleans
+   * up before it answers.
+   */
+  readonly pool?: SandboxPool;
 }
 
 /** How one run was contained, for callers that want evidence (tests, doctor, audit). */
@@ -71,6 +77,8 @@ export interface SandboxRunDetails {
   readonly cgroup: "v1" | "v2" | "none";
   /** True when the snapshot or socket was bound through a private mount namespace (root, closed folders). */
   readonly portal: boolean;
+  /** True when the run was served by a sandbox started ahead of it (a {@link SandboxPool}'s). */
+  readonly prestarted: boolean;
 }
 
 /** A run's result with {@link SandboxRunDetails}. */
@@ -87,9 +95,9 @@ export type SandboxRunResult = RunResult & { readonly sandbox?: SandboxRunDetail
  * anything that stops the script from starting is a `refused` result with a `HOST:` message.
  */
 export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxRunResult> {
-  const started = performance.now();
+  const startedAt = performance.now();
   const script = request.script;
-  if (request.signal?.aborted) return interrupted(started);
+  if (request.signal?.aborted) return interrupted(startedAt);
   const scriptInside = checkScriptPath(script);
   if (typeof scriptInside !== "string") return scriptInside;
   if (Buffer.byteLength(request.argumentsJson, "utf8") > MAX_ARGUMENTS_JSON_BYTES)
@@ -100,15 +108,20 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
   const commandProblem = checkCommand(request.command, script);
   if (commandProblem !== undefined) return commandProblem;
 
+  // Text with a NUL cannot be an argument or environment variable (and must never reach --args).
+  if (request.argumentsJson.includes("\0") || request.skillName?.includes("\0"))
+    return messages.sandboxFailed(script, "the arguments or the skill's name hold a NUL byte");
+
   const identity: HostIdentity = runsAsRoot()
     ? { uid: SANDBOX_UID, gid: SANDBOX_GID }
     : { uid: process.getuid?.() ?? SANDBOX_UID, gid: process.getgid?.() ?? SANDBOX_GID };
-  const runId = randomBytes(8).toString("hex");
   const sources = resolveSources(request, identity, script);
   if (!sources.ok) return sources.refusal;
 
+  const pool = request.pool;
   let temporary: string | undefined;
-  let cgroup: RunCgroup | undefined;
+  let launch: PreparedLaunch | undefined;
+  let reusable: LaunchShape | undefined;
   try {
     const portal: PortalBind[] = [];
     let skillSource = sources.skill.path;
@@ -131,19 +144,34 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
       }
     }
     const resources = sandboxResources(request.limits);
-    // Joining cgroups needs bubblewrap to hold the sandbox at its start (--block-fd).
+    // Joining cgroups while the sandbox starts needs bubblewrap to hold it (--block-fd).
     const support: CgroupSupport =
       request.cgroups === "off" || !ready.features.blockFd || !ready.features.jsonStatus
         ? { version: "none", controllers: [], note: "off" }
         : hostCgroupSupport();
-    cgroup = createRunCgroup(support, runCgroupName(runId), resources);
-    const runCgroup = cgroup;
     const interpreter = basename(request.command[0] ?? "").startsWith("node") ? "node" : "other";
-    const bwrapArgs = bwrapArguments({
+    const env = sandboxEnvironment(request, interpreter, resources);
+    // Without --clearenv the environment is the spawn's own, so no launch can be made ahead;
+    // nor without a death signal: a launch kept ahead must die with this process.
+    const clearEnv = ready.features.clearEnv;
+    const deathSignal = tools.setpriv !== undefined && chainDeathSignal(tools.setpriv, ready.bwrap);
+    const shape = launchShape({
+      bwrap: ready.bwrap,
       features: ready.features,
+      tools,
+      shell: ready.shell,
+      dropRoot: runsAsRoot(),
+      deathSignal: deathSignal && (runsAsRoot() || pool !== undefined),
+      portal,
+      resources,
+      cgroups: support,
+      env: clearEnv ? {} : env,
+    });
+    if (portal.length === 0 && clearEnv && deathSignal) reusable = shape;
+    const run: BwrapRun = {
+      ...(clearEnv ? { env } : {}),
       skillSource,
       ...(socketSource !== undefined ? { proxySocketSource: socketSource } : {}),
-      rootEntries: hostRootEntries(),
       alternatives: request.command.some((part) => isAbsolute(part) && resolvesThroughAlternatives(part)),
       resources,
       prlimit: ready.prlimit,
@@ -152,72 +180,74 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
       command: request.command,
       scriptInside,
       interpreter,
-      block: runCgroup !== undefined,
-    });
-    const staticFiles = sandboxStaticFiles();
-    const argv = launchCommand({
-      bwrap: ready.bwrap,
-      bwrapArguments: ["--setenv", "SKILLGATE_RUN_ID", runId, ...bwrapArgs],
-      ...(runsAsRoot() && tools.setpriv !== undefined ? { setpriv: tools.setpriv } : {}),
-      portal,
-      shell: ready.shell,
-      ...(tools.unshare !== undefined ? { unshare: tools.unshare } : {}),
-      ...(tools.mount !== undefined ? { mount: tools.mount } : {}),
-    });
+    };
+    const prestarted =
+      reusable !== undefined && pool !== undefined ? await takeReady(pool, reusable.key) : undefined;
+    if (prestarted === undefined) {
+      const fresh = prepareLaunch(shape, { command: runCommand(run) });
+      if ("error" in fresh)
+        return messages.sandboxFailed(script, `the launcher did not start: ${fresh.error}`);
+      launch = fresh;
+    } else launch = prestarted;
+    const current = launch;
+    // A launch made for this run is moved into its cgroups while it starts, and held until it is inside.
+    const held = current.chain.block !== undefined;
+    const data = encodeArguments(bwrapRunArguments({ ...run, block: held }, prestarted !== undefined));
     const outcome = await runSandboxProcess({
-      argv,
-      env: sandboxEnvironment(request, interpreter, resources),
+      chain: current.chain,
+      arguments: data,
       input: request.argumentsJson,
-      files: {
-        [SANDBOX_FDS.seccomp]: staticFiles.seccomp,
-        [SANDBOX_FDS.passwd]: staticFiles.passwd,
-        [SANDBOX_FDS.group]: staticFiles.group,
-        [SANDBOX_FDS.hosts]: staticFiles.hosts,
-      },
       timeoutMs: request.limits.timeoutMs,
       maxOutputBytes: request.limits.maxOutputBytes,
       ...(request.signal !== undefined ? { signal: request.signal } : {}),
       ...(request.onOutput !== undefined ? { onOutput: request.onOutput } : {}),
-      ...(runCgroup !== undefined ? joinWhileHeld(runCgroup) : {}),
+      ...(held ? { beforeRelease: releaseWhenInside(current) } : {}),
     });
     const details: SandboxRunDetails = {
-      runId,
+      runId: current.runId,
       ...(outcome.status.pidNamespace !== undefined ? { pidNamespace: outcome.status.pidNamespace } : {}),
-      cgroup: cgroup?.version ?? "none",
+      cgroup: current.cgroup?.version ?? "none",
       portal: portal.length > 0,
+      prestarted: prestarted !== undefined,
     };
-    return { ...toResult(outcome, ready.features, script, started), sandbox: details };
+    return { ...toResult(outcome, ready.features, script, startedAt), sandbox: details };
   } catch (error) {
-    // A host failure before the spawn (a temporary folder that cannot be made): nothing ran.
+    // A host failure before the run (a temporary folder that cannot be made): nothing ran.
     return messages.sandboxFailed(script, (error as NodeJS.ErrnoException).code ?? String(error));
   } finally {
-    await cgroup?.remove();
+    if (launch !== undefined) {
+      // A pool cleans up after the answer (close() waits for it); a closed one keeps nothing.
+      if (pool !== undefined && !pool.closed) pool.retire(launch);
+      else await launch.dispose();
+    }
     if (temporary !== undefined) removeTree(temporary);
+    if (pool !== undefined && reusable !== undefined) pool.refill(reusable);
   }
 }
 
+/** The pool's launch of this shape, once it is in its cgroups; `undefined` when none is ready or usable. */
+async function takeReady(pool: SandboxPool, key: string): Promise<PreparedLaunch | undefined> {
+  const launch = pool.take(key);
+  if (launch === undefined) return undefined;
+  if ((await launch.joined) && launch.chain.alive()) return launch;
+  pool.retire(launch);
+  return undefined;
+}
+
 /**
- * Puts the run into its cgroups without a shell in the chain: bubblewrap is moved as soon as
- * it is spawned (the kernel holds any fork that races the move until it is done, so the
- * sandbox's first process is created inside), and once bubblewrap reports that first process,
- * still held by --block-fd, it is checked and, if it got out first, moved too before it may go on.
+ * For a launch moved into its cgroups as it starts: bubblewrap was moved as soon as it was
+ * spawned (the kernel holds any fork that races the move until it is done, so the sandbox's
+ * first process is created inside), and once bubblewrap reports that first process, still
+ * held by --block-fd, it is checked and, if it got out first, moved too before it may go on.
  */
-function joinWhileHeld(cgroup: RunCgroup): {
-  onSpawn: (pid: number) => void;
-  beforeRelease: (status: SandboxStatus) => Promise<boolean>;
-} {
-  let early: Promise<void> = Promise.resolve();
-  return {
-    onSpawn(pid) {
-      early = cgroup.join(pid).catch(() => undefined);
-    },
-    async beforeRelease(status) {
-      const first = status.childPid;
-      if (first === undefined) return false;
-      await early;
-      if (!cgroup.holds(first)) await cgroup.join(first).catch(() => undefined);
-      return cgroup.holds(first);
-    },
+function releaseWhenInside(launch: PreparedLaunch): (status: SandboxStatus) => Promise<boolean> {
+  return async (status) => {
+    const cgroup = launch.cgroup;
+    const first = status.childPid;
+    if (cgroup === undefined || first === undefined) return false;
+    await launch.joined;
+    if (!cgroup.holds(first)) await cgroup.join(first).catch(() => undefined);
+    return cgroup.holds(first);
   };
 }
 
@@ -271,6 +301,8 @@ function toResult(
     ? outcome.status.childPid !== undefined
     : !/^bwrap: /m.test(outcome.stderr);
   if (!sandboxStarted) return messages.sandboxFailed(script, firstLine(outcome.stderr));
+  if (outcome.exitCode === 125 && outcome.stderr.includes("HOST: the sandbox's launch arguments"))
+    return messages.sandboxFailed(script, "its launch arguments did not arrive whole");
   if (outcome.exitCode === 125 && outcome.stderr.includes("HOST: the sandbox's network bridge"))
     return messages.proxyUnavailable(script, "the bridge to it did not start in the sandbox");
   return { status: outcome.exitCode === 0 ? "ok" : "failed", ...base };

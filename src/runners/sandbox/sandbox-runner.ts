@@ -12,6 +12,7 @@ import { sandboxTools } from "./host-tools.js";
 import type { SandboxResources } from "./limits.js";
 import * as messages from "./messages.js";
 import { runInSandbox, type SandboxNetwork, type SandboxRunResult } from "./run-in-sandbox.js";
+import { SandboxPool } from "./sandbox-pool.js";
 
 /** A proxy for one run: where its socket is, and how to stop it afterwards. */
 export interface SandboxProxyLease {
@@ -39,6 +40,12 @@ export interface SandboxRunnerOptions {
   readonly resources?: Partial<SandboxResources>;
   /** `off` limits with rlimits only, whatever the host's cgroups allow. */
   readonly cgroups?: "auto" | "off";
+  /**
+   * Keep one sandbox started ahead of the next run (default true; see {@link SandboxPool}):
+   * the chain spawned and put in its cgroups while the runner is idle. `false` starts every
+   * run from scratch.
+   */
+  readonly prestart?: boolean;
 }
 
 /**
@@ -49,10 +56,21 @@ export interface SandboxRunnerOptions {
 export class SandboxRunner implements Runner {
   readonly #options: SandboxRunnerOptions;
   readonly #proxy: SandboxProxyProvider;
+  readonly #pool: SandboxPool | undefined;
 
   constructor(options: SandboxRunnerOptions = {}) {
     this.#options = options;
     this.#proxy = options.proxy ?? domainProxyProvider();
+    this.#pool = options.prestart === false ? undefined : new SandboxPool();
+  }
+
+  /**
+   * Kills the sandbox kept ahead and waits until the cgroups of every finished run are
+   * removed; later runs start from scratch. Runs in progress are not stopped (abort them).
+   * Without it, the sandbox kept ahead still dies with this process.
+   */
+  async close(): Promise<void> {
+    await this.#pool?.close();
   }
 
   /** Refuses a kind the sandbox does not run, a missing interpreter and a host without bubblewrap. */
@@ -133,6 +151,7 @@ export class SandboxRunner implements Runner {
         network,
         skillName: request.skill,
         ...(this.#options.cgroups !== undefined ? { cgroups: this.#options.cgroups } : {}),
+        ...(this.#pool !== undefined && !this.#pool.closed ? { pool: this.#pool } : {}),
         ...(request.signal !== undefined ? { signal: request.signal } : {}),
         ...(request.onOutput !== undefined ? { onOutput: request.onOutput } : {}),
       });

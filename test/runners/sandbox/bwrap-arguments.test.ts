@@ -1,15 +1,22 @@
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import {
-  type BwrapPlan,
-  bwrapArguments,
+  type BwrapRun,
+  type BwrapShape,
+  bwrapCommandLine,
+  bwrapRunArguments,
+  encodeArguments,
+  LAUNCHER_SCRIPT,
+  launcherName,
   proxyBridgeScript,
+  runCommand,
 } from "../../../src/runners/sandbox/bwrap-arguments.js";
 import { parseBwrapFeatures } from "../../../src/runners/sandbox/host-tools.js";
 import { LAUNCH_SCRIPT, launchCommand } from "../../../src/runners/sandbox/launcher.js";
 import { DEFAULT_SANDBOX_RESOURCES, prlimitOptions } from "../../../src/runners/sandbox/limits.js";
 
 const HELP = [
+  "--args FD",
   "--unshare-all",
   "--unshare-user",
   "--disable-userns",
@@ -23,16 +30,29 @@ const HELP = [
   "--json-status-fd FD",
   "--perms OCTAL",
   "--block-fd FD",
+  "--clearenv",
+  "--setenv VAR VALUE",
 ].join("\n");
 
-function plan(overrides: Partial<BwrapPlan> = {}): BwrapPlan {
+const FEATURES = parseBwrapFeatures("bubblewrap 0.8.0", HELP);
+
+function shape(overrides: Partial<BwrapShape> = {}): BwrapShape {
   return {
-    features: parseBwrapFeatures("bubblewrap 0.8.0", HELP),
-    skillSource: "/snapshots/abc",
+    features: FEATURES,
     rootEntries: [
       { kind: "symlink", path: "/lib", target: "usr/lib" },
       { kind: "bind", path: "/lib64" },
     ],
+    tmpBytes: DEFAULT_SANDBOX_RESOURCES.tmpBytes,
+    shell: "/usr/bin/sh",
+    ...overrides,
+  };
+}
+
+function run(overrides: Partial<BwrapRun> = {}): BwrapRun {
+  return {
+    env: { PATH: "/usr/bin", SKILLGATE_SKILL_ARGS: '{"a":1}' },
+    skillSource: "/snapshots/abc",
     alternatives: false,
     resources: DEFAULT_SANDBOX_RESOURCES,
     prlimit: "/usr/bin/prlimit",
@@ -45,14 +65,31 @@ function plan(overrides: Partial<BwrapPlan> = {}): BwrapPlan {
   };
 }
 
-/** The arguments before `--`: bubblewrap's own options. */
-function options(args: readonly string[]): string[] {
-  return args.slice(0, args.indexOf("--"));
+/**
+ * What bubblewrap parses: its command line with the run's arguments read at `--args 9`,
+ * up to `--`; and the command the launcher rebuilds from the environment.
+ */
+function effective(
+  shapeOverrides: Partial<BwrapShape> = {},
+  runOverrides: Partial<BwrapRun> = {},
+): { options: string[]; command: string[]; env: Map<string, string> } {
+  const line = bwrapCommandLine(shape(shapeOverrides), "abc123");
+  const at = line.indexOf("--args");
+  const data = bwrapRunArguments(run(runOverrides), true);
+  // The command line's own `--` ends the options (the data holds `--` only as values).
+  const rest = line.slice(at + 2);
+  const options = [...line.slice(0, at), ...data, ...rest.slice(0, rest.indexOf("--"))];
+  const env = new Map<string, string>();
+  for (let index = 0; index < data.length; index += 1)
+    if (data[index] === "--setenv") env.set(data[index + 1] ?? "", data[index + 2] ?? "");
+  const count = Number(env.get("SKILLGATE_ARGC"));
+  const command = Array.from({ length: count }, (_, index) => env.get(`SKILLGATE_ARG_${index}`) ?? "");
+  return { options, command, env };
 }
 
-describe("bwrapArguments", () => {
+describe("bubblewrap's arguments", () => {
   it("unshares everything, drops to 65534, disables nested user namespaces and drops every capability", () => {
-    const args = options(bwrapArguments(plan()));
+    const { options } = effective();
     for (const flag of [
       "--unshare-all",
       "--unshare-user",
@@ -60,55 +97,94 @@ describe("bwrapArguments", () => {
       "--die-with-parent",
       "--new-session",
     ])
-      expect(args).toContain(flag);
-    expect(args.join(" ")).toContain("--uid 65534 --gid 65534");
-    expect(args.join(" ")).toContain("--cap-drop ALL");
-    expect(args).not.toContain("--share-net");
+      expect(options).toContain(flag);
+    expect(options.join(" ")).toContain("--uid 65534 --gid 65534");
+    expect(options.join(" ")).toContain("--cap-drop ALL");
+    expect(options).not.toContain("--share-net");
+  });
+
+  it("keeps every hardening option on the command line, fixed before the run is known", () => {
+    const line = bwrapCommandLine(shape(), "abc123");
+    const before = line.slice(0, line.indexOf("--args"));
+    for (const flag of [
+      "--unshare-all",
+      "--disable-userns",
+      "--die-with-parent",
+      "--new-session",
+      "--seccomp",
+    ])
+      expect(before).toContain(flag);
+    expect(before.join(" ")).toContain("--cap-drop ALL");
+    expect(line.slice(line.indexOf("--args"))).toEqual([
+      "--args",
+      "9",
+      "--setenv",
+      "SKILLGATE_RUN_ID",
+      "abc123",
+      "--remount-ro",
+      "/",
+      "--",
+      "/usr/bin/sh",
+      "-c",
+      LAUNCHER_SCRIPT,
+      launcherName("abc123"),
+    ]);
+  });
+
+  it("for a known run, puts its command on the command line and leaves the launcher out", () => {
+    const command = runCommand(run());
+    const line = bwrapCommandLine(shape(), "abc123", command);
+    expect(line.slice(line.indexOf("--") + 1)).toEqual(command);
+    expect(line).not.toContain(LAUNCHER_SCRIPT);
+    const data = bwrapRunArguments(run(), false);
+    expect(data.filter((arg) => arg.startsWith("SKILLGATE_ARG") || arg === "SKILLGATE_LAUNCH")).toEqual([]);
+    expect(data.slice(-3)).toEqual(["--ro-bind", "/snapshots/abc", "/skill"]);
   });
 
   it("binds only read-only: no --bind, --dev-bind or --bind-try anywhere", () => {
-    const args = options(bwrapArguments(plan({ proxySocketSource: "/run/proxy.sock" })));
+    const { options } = effective({}, { proxySocketSource: "/run/proxy.sock" });
     for (const flag of ["--bind", "--bind-try", "--dev-bind", "--dev-bind-try", "--bind-fd"])
-      expect(args, flag).not.toContain(flag);
+      expect(options, flag).not.toContain(flag);
   });
 
   it("shows /usr, the loader's links, a few /etc files, the snapshot at /skill; nothing of /home, /root or the rest of /etc", () => {
-    const text = options(bwrapArguments(plan())).join(" ");
+    const text = effective().options.join(" ");
     expect(text).toContain("--ro-bind /usr /usr");
     expect(text).toContain("--symlink usr/lib /lib");
     expect(text).toContain("--ro-bind /lib64 /lib64");
     expect(text).toContain("--ro-bind /snapshots/abc /skill");
     expect(text).toContain("--ro-bind-data 5 /etc/passwd");
-    expect(text).not.toMatch(/ \/(home|root|etc)( |$)/);
-    expect(text).not.toContain("/etc/shadow");
-    expect(text).not.toContain("/etc/alternatives");
-    expect(options(bwrapArguments(plan({ alternatives: true }))).join(" ")).toContain(
+    const mounts = text.replace(/--setenv \S+ \S+/g, "");
+    expect(mounts).not.toMatch(/ \/(home|root|etc)( |$)/);
+    expect(mounts).not.toContain("/etc/shadow");
+    expect(mounts).not.toContain("/etc/alternatives");
+    expect(effective({}, { alternatives: true }).options.join(" ")).toContain(
       "--ro-bind /etc/alternatives /etc/alternatives",
     );
   });
 
-  it("caps /tmp before mounting it, makes /dev read-only and the root read-only last", () => {
-    const args = options(bwrapArguments(plan()));
-    const tmpfs = args.indexOf("/tmp", args.indexOf("--tmpfs"));
-    expect(args.slice(tmpfs - 3, tmpfs + 1)).toEqual([
+  it("caps /tmp before mounting it, makes /dev read-only and the root read-only after every mount", () => {
+    const { options } = effective();
+    const tmpfs = options.indexOf("/tmp", options.indexOf("--tmpfs"));
+    expect(options.slice(tmpfs - 3, tmpfs + 1)).toEqual([
       "--size",
       String(DEFAULT_SANDBOX_RESOURCES.tmpBytes),
       "--tmpfs",
       "/tmp",
     ]);
-    expect(args.join(" ")).toContain("--dev /dev --remount-ro /dev");
-    expect(args.slice(-2)).toEqual(["--remount-ro", "/"]);
+    expect(options.join(" ")).toContain("--dev /dev --remount-ro /dev");
+    expect(options.slice(-2)).toEqual(["--remount-ro", "/"]);
     const lastMount = Math.max(
-      ...args.flatMap((arg, index) =>
+      ...options.flatMap((arg, index) =>
         /^--(ro-bind|ro-bind-try|ro-bind-data|tmpfs|symlink|proc|dev)$/.test(arg) ? [index] : [],
       ),
     );
-    expect(lastMount).toBeLessThan(args.length - 2);
+    expect(lastMount).toBeLessThan(options.length - 2);
   });
 
   it("holds the sandbox at its start only when asked to (a run joining cgroups)", () => {
-    expect(options(bwrapArguments(plan()))).not.toContain("--block-fd");
-    expect(options(bwrapArguments(plan({ block: true }))).join(" ")).toContain("--block-fd 8");
+    expect(effective().options).not.toContain("--block-fd");
+    expect(effective({}, { block: true }).options.join(" ")).toContain("--block-fd 8");
   });
 
   it("leaves out what this bubblewrap cannot do rather than failing", () => {
@@ -116,15 +192,33 @@ describe("bwrapArguments", () => {
       "bubblewrap 0.6.2",
       HELP.replace("--disable-userns", "").replace("--size BYTES", ""),
     );
-    const args = options(bwrapArguments(plan({ features: old })));
-    expect(args).not.toContain("--disable-userns");
-    expect(args).not.toContain("--size");
-    expect(args).toContain("--tmpfs");
+    const { options } = effective({ features: old });
+    expect(options).not.toContain("--disable-userns");
+    expect(options).not.toContain("--size");
+    expect(options).toContain("--tmpfs");
   });
 
-  it("runs the script through prlimit with every cap set hard, and Node with more address space", () => {
-    const args = bwrapArguments(plan());
-    const command = args.slice(args.indexOf("--") + 1);
+  it("sets the script's whole environment after clearing bubblewrap's, or leaves it to the spawn", () => {
+    const data = bwrapRunArguments(run(), true);
+    expect(data.slice(0, 7)).toEqual([
+      "--clearenv",
+      "--setenv",
+      "PATH",
+      "/usr/bin",
+      "--setenv",
+      "SKILLGATE_SKILL_ARGS",
+      '{"a":1}',
+    ]);
+    // The run id is set after the run's --clearenv, on the command line.
+    const { options } = effective();
+    expect(options.join(" ")).toMatch(/--setenv SKILLGATE_RUN_ID abc123 --remount-ro \/$/);
+    expect(options.indexOf("SKILLGATE_RUN_ID")).toBeGreaterThan(options.indexOf("--clearenv"));
+    const { env, ...withoutEnv } = run();
+    expect(bwrapRunArguments(withoutEnv, true)).not.toContain("--clearenv");
+  });
+
+  it("gives the launcher the command through prlimit with every cap set hard, Node with more address space, and its mark last", () => {
+    const { command } = effective();
     expect(command).toEqual([
       "/usr/bin/prlimit",
       ...prlimitOptions(DEFAULT_SANDBOX_RESOURCES, "other"),
@@ -140,12 +234,12 @@ describe("bwrapArguments", () => {
       "--core=0:0",
     ]);
     expect(prlimitOptions(DEFAULT_SANDBOX_RESOURCES, "node")).toContain("--as=2147483648:2147483648");
+    expect(bwrapRunArguments(run(), true).slice(-3)).toEqual(["--setenv", "SKILLGATE_LAUNCH", "complete"]);
   });
 
   it("with a proxy, binds the socket and starts the bridge before the script", () => {
-    const args = bwrapArguments(plan({ proxySocketSource: "/run/skillgate/proxy.sock" }));
-    expect(options(args).join(" ")).toContain("--ro-bind /run/skillgate/proxy.sock /proxy.sock");
-    const command = args.slice(args.indexOf("--") + 1);
+    const { options, command } = effective({}, { proxySocketSource: "/run/skillgate/proxy.sock" });
+    expect(options.join(" ")).toContain("--ro-bind /run/skillgate/proxy.sock /proxy.sock");
     const shell = command.indexOf("/usr/bin/sh");
     expect(command.slice(shell, shell + 2)).toEqual(["/usr/bin/sh", "-c"]);
     expect(command[shell + 2]).toContain(
@@ -154,12 +248,56 @@ describe("bwrapArguments", () => {
     expect(command.slice(-3)).toEqual(["/usr/bin/python3", "-B", "/skill/scripts/run.py"]);
   });
 
-  it("the bridge script is valid POSIX shell", () => {
-    const check = spawnSync("/bin/sh", ["-n", "-c", proxyBridgeScript("/usr/bin/socat")], {
-      encoding: "utf8",
-    });
-    expect(check.stderr).toBe("");
-    expect(check.status).toBe(0);
+  it("the bridge and launcher scripts are valid POSIX shell", () => {
+    for (const script of [proxyBridgeScript("/usr/bin/socat"), LAUNCHER_SCRIPT]) {
+      const check = spawnSync("/bin/sh", ["-n", "-c", script], { encoding: "utf8" });
+      expect(check.stderr).toBe("");
+      expect(check.status).toBe(0);
+    }
+  });
+
+  it("encodes each argument ended by a NUL, and refuses an argument holding one (it would inject options)", () => {
+    expect(encodeArguments(["--setenv", "A", ""]).toString("utf8")).toBe("--setenv\0A\0\0");
+    expect(() => encodeArguments(["--setenv", "A", "x\0--bind\0/\0/host"])).toThrow(/NUL/);
+  });
+});
+
+describe("the launcher", () => {
+  const launch = (env: Record<string, string>) =>
+    spawnSync("/bin/sh", ["-c", LAUNCHER_SCRIPT, launcherName("abc123")], { env, encoding: "utf8" });
+  const commandEnv = (command: string[]): Record<string, string> => ({
+    SKILLGATE_ARGC: String(command.length),
+    ...Object.fromEntries(command.map((part, index) => [`SKILLGATE_ARG_${index}`, part])),
+    SKILLGATE_LAUNCH: "complete",
+  });
+
+  it("becomes the command with its arguments exactly, and leaves none of its variables behind", () => {
+    const awkward = ["", " two  spaces ", "$(id) `id` \"quoted\" \\ 'single'", "line\nbreak", "*"];
+    const result = launch({ KEEP: "kept", ...commandEnv(["/usr/bin/printf", "[%s]\n", ...awkward]) });
+    expect(result.status).toBe(0);
+    expect(result.stdout).toBe(awkward.map((part) => `[${part}]\n`).join(""));
+    const env = launch({ KEEP: "kept", ...commandEnv(["/usr/bin/env"]) });
+    expect(env.stdout.split("\n").filter((line) => line.startsWith("SKILLGATE_"))).toEqual([]);
+    expect(env.stdout).toContain("KEEP=kept\n");
+  });
+
+  it("runs nothing unless its arguments arrived whole (125)", () => {
+    const whole = commandEnv(["/usr/bin/echo", "ran"]);
+    const { SKILLGATE_LAUNCH, ...unmarked } = whole;
+    const { SKILLGATE_ARG_1, ...gap } = whole;
+    for (const env of [
+      {},
+      unmarked,
+      { ...whole, SKILLGATE_LAUNCH: "complet" },
+      gap,
+      { ...whole, SKILLGATE_ARGC: "2x" },
+    ]) {
+      const result = launch(env);
+      expect(result.status).toBe(125);
+      expect(result.stdout).toBe("");
+    }
+    expect(launch(unmarked).stderr).toContain("HOST: the sandbox's launch arguments were incomplete");
+    expect(launch({ ...whole, SKILLGATE_ARGC: "0" }).status).toBe(125);
   });
 });
 
@@ -175,7 +313,7 @@ describe("launchCommand", () => {
   });
 
   it("as root, drops to 65534 with no groups, capabilities or new privileges first", () => {
-    expect(launchCommand({ ...base, setpriv: "/usr/bin/setpriv" }).slice(0, 9)).toEqual([
+    expect(launchCommand({ ...base, setpriv: "/usr/bin/setpriv", dropRoot: true }).slice(0, 9)).toEqual([
       "/usr/bin/setpriv",
       "--reuid=65534",
       "--regid=65534",
@@ -183,6 +321,19 @@ describe("launchCommand", () => {
       "--inh-caps=-all",
       "--bounding-set=-all",
       "--no-new-privs",
+      "--",
+      "/usr/bin/bwrap",
+    ]);
+    expect(launchCommand({ ...base, setpriv: "/usr/bin/setpriv" })[0]).toBe("/usr/bin/bwrap");
+  });
+
+  it("dies with this process when asked, as root or not", () => {
+    const root = launchCommand({ ...base, setpriv: "/usr/bin/setpriv", dropRoot: true, deathSignal: true });
+    expect(root.slice(6, 10)).toEqual(["--no-new-privs", "--pdeathsig", "SIGKILL", "--"]);
+    expect(launchCommand({ ...base, setpriv: "/usr/bin/setpriv", deathSignal: true }).slice(0, 5)).toEqual([
+      "/usr/bin/setpriv",
+      "--pdeathsig",
+      "SIGKILL",
       "--",
       "/usr/bin/bwrap",
     ]);
@@ -242,6 +393,7 @@ describe("parseBwrapFeatures", () => {
       jsonStatus: true,
       perms: true,
       blockFd: true,
+      clearEnv: true,
       missing: [],
     });
   });
@@ -252,6 +404,14 @@ describe("parseBwrapFeatures", () => {
       "--unshare-all\n--die-with-parent\n--cap-drop CAP\n",
     );
     expect(features.version).toBe("0.3.1");
-    expect(features.missing).toEqual(["--new-session", "--seccomp", "--ro-bind-data", "--remount-ro"]);
+    expect(features.missing).toEqual([
+      "--new-session",
+      "--seccomp",
+      "--ro-bind-data",
+      "--remount-ro",
+      "--args",
+      "--setenv",
+    ]);
+    expect(features.clearEnv).toBe(false);
   });
 });

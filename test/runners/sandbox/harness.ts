@@ -11,7 +11,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { afterEach, expect } from "vitest";
+import { afterAll, afterEach, expect } from "vitest";
 import { removeTree } from "../../../src/runners/remove-tree.js";
 import { RUN_CGROUP_PREFIX } from "../../../src/runners/sandbox/cgroup-detect.js";
 import { sandboxTools } from "../../../src/runners/sandbox/host-tools.js";
@@ -21,6 +21,7 @@ import {
   type SandboxRunRequest,
   type SandboxRunResult,
 } from "../../../src/runners/sandbox/run-in-sandbox.js";
+import { SandboxPool } from "../../../src/runners/sandbox/sandbox-pool.js";
 import { interpreterCommand } from "../../../src/runners/sandbox/sandbox-runner.js";
 import { hashSkillFolder } from "../../../src/skill/content-hash.js";
 
@@ -34,6 +35,30 @@ const made: string[] = [];
 afterEach(() => {
   for (const folder of made.splice(0)) removeTree(folder);
 });
+
+/**
+ * The pool runs take unless they ask not to, as SandboxRunner's runs do: after a file's first
+ * run of a shape, runs are served by a sandbox started ahead, which is what a host runs.
+ */
+let pool: SandboxPool | undefined;
+
+/** The test file's pool, made on first use and closed after the file's last test. */
+export function sharedPool(): SandboxPool {
+  pool ??= new SandboxPool();
+  return pool;
+}
+
+afterAll(async () => {
+  await pool?.close();
+  pool = undefined;
+});
+
+/** Waits (up to five seconds) until the file's pool keeps a sandbox ahead: it starts one after a run answered. */
+export async function poolReady(): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (sharedPool().size === 0 && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 5));
+}
 
 /**
  * Fails (never skips) when this host cannot run the sandbox: the suite exists to prove the
@@ -85,17 +110,22 @@ export function hashOf(folder: string): string {
 }
 
 /** Runs `script` of the snapshot with the interpreter its extension names. */
-export function runScript(
+export async function runScript(
   snapshotFolder: string,
   script: string,
-  options: Partial<Omit<SandboxRunRequest, "snapshotFolder" | "script">> & {
+  options: Partial<Omit<SandboxRunRequest, "snapshotFolder" | "script" | "pool">> & {
     readonly arguments?: unknown;
+    /** `false`: start this run's own sandbox, without the file's pool. */
+    readonly prestart?: boolean;
   } = {},
 ): Promise<SandboxRunResult> {
+  // One turn of the event loop first: the pool starts its next sandbox after the previous run
+  // answered, as it would between a model's calls, so sequential cases run prestarted.
+  await new Promise((resolve) => setImmediate(resolve));
   // Kinds the sandbox refuses still need some interpreter to be refused with.
   const command = options.command ?? interpreterCommand(script) ?? ["/usr/bin/node"];
   const network: SandboxNetwork = options.network ?? { mode: "none" };
-  return runInSandbox({
+  return await runInSandbox({
     snapshotFolder,
     script,
     command,
@@ -106,6 +136,7 @@ export function runScript(
     ...(options.onOutput !== undefined ? { onOutput: options.onOutput } : {}),
     ...(options.cgroups !== undefined ? { cgroups: options.cgroups } : {}),
     ...(options.skillName !== undefined ? { skillName: options.skillName } : {}),
+    ...(options.prestart === false ? {} : { pool: sharedPool() }),
   });
 }
 
@@ -123,8 +154,12 @@ export interface HostProcess {
  */
 export function processesOfRun(result: SandboxRunResult): HostProcess[] {
   const details = result.sandbox;
-  if (details === undefined) return [];
-  const namespace = details.pidNamespace !== undefined ? `pid:[${details.pidNamespace}]` : undefined;
+  return details === undefined ? [] : processesNamed(details.runId, details.pidNamespace);
+}
+
+/** Host processes naming a run id (command line or environment), or in the given PID namespace. */
+export function processesNamed(runId: string, pidNamespace?: number): HostProcess[] {
+  const namespace = pidNamespace !== undefined ? `pid:[${pidNamespace}]` : undefined;
   const found: HostProcess[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
@@ -144,7 +179,7 @@ export function processesOfRun(result: SandboxRunResult): HostProcess[] {
       inNamespace = false;
     }
     const command = read("cmdline").replaceAll("\0", " ").trim();
-    const named = command.includes(details.runId) || read("environ").includes(details.runId);
+    const named = command.includes(runId) || read("environ").includes(runId);
     if (!inNamespace && !named) continue;
     if (/\sZ\s/.test(read("stat").slice(read("stat").lastIndexOf(")")))) continue;
     const uid = Number(/^Uid:\s+(\d+)/m.exec(read("status"))?.[1] ?? -1);
@@ -153,10 +188,33 @@ export function processesOfRun(result: SandboxRunResult): HostProcess[] {
   return found;
 }
 
+/** The launch chains a process keeps ahead: its children whose bubblewrap names a run but has no sandbox yet. */
+export function sandboxesKeptAhead(parent = process.pid): { pid: number; runId: string }[] {
+  const found: { pid: number; runId: string }[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const status = readFileSync(`/proc/${entry}/status`, "utf8");
+      if (Number(/^PPid:\s+(\d+)/m.exec(status)?.[1]) !== parent) continue;
+      const runId = /skillgate-sandbox-([0-9a-f]{16})/.exec(
+        readFileSync(`/proc/${entry}/cmdline`, "latin1"),
+      )?.[1];
+      if (runId !== undefined) found.push({ pid: Number(entry), runId });
+    } catch {
+      // gone while listing
+    }
+  }
+  return found;
+}
+
 /** The run's cgroup folders that still exist. */
 export function cgroupsOfRun(result: SandboxRunResult): string[] {
   const runId = result.sandbox?.runId;
-  if (runId === undefined) return [];
+  return runId === undefined ? [] : cgroupsNamed(runId);
+}
+
+/** The cgroup folders named after a run id (any owner) that still exist. */
+export function cgroupsNamed(runId: string): string[] {
   const roots = ["/sys/fs/cgroup"];
   const found: string[] = [];
   const visit = (folder: string, depth: number): void => {
@@ -179,6 +237,20 @@ export function cgroupsOfRun(result: SandboxRunResult): string[] {
 }
 
 /**
+ * The run's cgroup folders still there after up to two seconds: a run through a pool
+ * answers first and removes its cgroups right after.
+ */
+export async function cgroupsLeft(result: SandboxRunResult): Promise<string[]> {
+  const deadline = Date.now() + 2_000;
+  let left = cgroupsOfRun(result);
+  while (left.length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+    left = cgroupsOfRun(result);
+  }
+  return left;
+}
+
+/**
  * The evidence after every case: the run reported its PID namespace, nothing of the run is
  * left running, its cgroups are gone and the snapshot hashes as before.
  */
@@ -196,7 +268,7 @@ export async function expectContained(
     left = processesOfRun(result);
   }
   expect(left, "processes of the run still running").toEqual([]);
-  expect(cgroupsOfRun(result), "cgroups of the run left behind").toEqual([]);
+  expect(await cgroupsLeft(result), "cgroups of the run left behind").toEqual([]);
   expect(hashOf(snapshot), "the snapshot changed").toBe(hashBefore);
 }
 

@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { chainDeathSignal, sandboxTools } from "../../../src/runners/sandbox/host-tools.js";
 import {
   DEFAULT_SANDBOX_RESOURCES,
   nodeHeapOption,
@@ -81,7 +82,7 @@ describe("bubblewrap's status and the spawn's descriptors", () => {
     // bash opens fd 200 without close-on-exec and becomes Node: skillgate holding a file its
     // own parent left open. (Node marks its first descriptors close-on-exec at startup, up to
     // the first gap after 15, so a high one is what gets through.)
-    const module = new URL("../../../src/runners/sandbox/sandbox-process.ts", import.meta.url).pathname;
+    const module = new URL("../../../src/runners/sandbox/sandbox-spawn.ts", import.meta.url).pathname;
     const child = spawnSync(
       "/usr/bin/bash",
       [
@@ -95,7 +96,7 @@ describe("bubblewrap's status and the spawn's descriptors", () => {
         "-e",
         `const { inheritableDescriptors, sandboxStdio } = await import(${JSON.stringify(module)});
          const stdio = sandboxStdio({ 3: 42 }, true);
-         console.log(JSON.stringify({ found: inheritableDescriptors(), covered: typeof stdio[200], pipes: stdio.slice(0, 9), gap: stdio[150] }));`,
+         console.log(JSON.stringify({ found: inheritableDescriptors(), covered: typeof stdio[200], pipes: stdio.slice(0, 10), gap: stdio[150] }));`,
       ],
       {
         stdio: [
@@ -121,8 +122,33 @@ describe("bubblewrap's status and the spawn's descriptors", () => {
     };
     expect(report.found).toContain(200);
     expect(report.covered).toBe("number");
-    // stdin, stdout, stderr, the given file at 3, the status and block pipes; nothing else is touched.
-    expect(report.pipes).toEqual(["pipe", "pipe", "pipe", 42, "pipe", "ignore", "ignore", "ignore", "pipe"]);
+    // stdin, stdout, stderr, the given file at 3, the status, block and arguments pipes; nothing else is touched.
+    expect(report.pipes).toEqual([
+      "pipe",
+      "pipe",
+      "pipe",
+      42,
+      "pipe",
+      "ignore",
+      "ignore",
+      "ignore",
+      "pipe",
+      "pipe",
+    ]);
     expect(report.gap).toBe("ignore");
+  });
+});
+
+describe("chainDeathSignal", () => {
+  it("holds for this host's setpriv and bubblewrap, not for a setuid bubblewrap or a missing setpriv", () => {
+    const { setpriv, bwrap } = sandboxTools();
+    if (setpriv === undefined || bwrap === undefined)
+      throw new Error("setpriv and bubblewrap are needed here");
+    expect(chainDeathSignal(setpriv, bwrap)).toBe(true);
+    const setuid = join(temporaryFolder("skillgate-setuid-"), "bwrap");
+    writeFileSync(setuid, "");
+    chmodSync(setuid, 0o4755);
+    expect(chainDeathSignal(setpriv, setuid)).toBe(false);
+    expect(chainDeathSignal("/nonexistent/setpriv", bwrap)).toBe(false);
   });
 });

@@ -2,16 +2,19 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { launcherName } from "../../../src/runners/sandbox/bwrap-arguments.js";
 import { hostCgroupSupport } from "../../../src/runners/sandbox/cgroup-detect.js";
 import { sandboxTools } from "../../../src/runners/sandbox/host-tools.js";
 import { sandboxPrerequisites } from "../../../src/runners/sandbox/request-checks.js";
 import type { SandboxRunResult } from "../../../src/runners/sandbox/run-in-sandbox.js";
 import {
+  cgroupsLeft,
   cgroupsOfRun,
   expectContained,
   expectStatus,
   hashOf,
   lastJson,
+  poolReady,
   requireBubblewrap,
   runScript,
   snapshotOf,
@@ -139,37 +142,61 @@ describe("runInSandbox", () => {
     expect(early.sandbox).toBeUndefined();
   });
 
-  it("puts the run's processes in its cgroups where the host has them", async () => {
-    const support = hostCgroupSupport();
-    if (support.version === "none") return;
-    const folders = support.version === "v2" ? [support.folder] : Object.values(support.folders);
-    const snapshot = snapshotOf({
-      "scripts/wait.py": "import time\nprint('ready', flush=True)\ntime.sleep(60)\n",
-    });
-    const controller = new AbortController();
-    const seen: string[][] = [];
-    const result = await runScript(snapshot, "scripts/wait.py", {
-      signal: controller.signal,
-      onOutput: () => {
-        for (const folder of folders) {
-          const run = readdirSync(folder).find((name) => name.startsWith(`skillgate-${process.pid}-`));
-          const procs = run === undefined ? "" : readFileSync(join(folder, run, "cgroup.procs"), "utf8");
-          seen.push(
-            procs
-              .split("\n")
-              .filter(Boolean)
-              .map((pid) => readCommand(Number(pid))),
-          );
+  for (const prestart of [false, true])
+    it(`puts the run's processes in its own cgroups and no other's (${prestart ? "a sandbox started ahead" : "started for the run"})`, async () => {
+      const support = hostCgroupSupport();
+      if (support.version === "none") return;
+      const folders = support.version === "v2" ? [support.folder] : Object.values(support.folders);
+      const snapshot = snapshotOf({
+        "scripts/wait.py": "import time\nprint('ready', flush=True)\ntime.sleep(60)\n",
+        "scripts/ok.py": "print('ok')\n",
+      });
+      if (prestart) {
+        expectStatus(await runScript(snapshot, "scripts/ok.py"), "ok");
+        await poolReady();
+      }
+      const controller = new AbortController();
+      // Per hierarchy: which of this process's run cgroups hold the script, and what the others hold.
+      const seen: { holding: string[]; others: { run: string; commands: string[] }[] }[] = [];
+      const result = await runScript(snapshot, "scripts/wait.py", {
+        signal: controller.signal,
+        prestart,
+        onOutput: () => {
+          for (const folder of folders) {
+            const runs = readdirSync(folder)
+              .filter((name) => name.startsWith(`skillgate-${process.pid}-`))
+              .map((run) => ({
+                run,
+                commands: readFileSync(join(folder, run, "cgroup.procs"), "utf8")
+                  .split("\n")
+                  .filter(Boolean)
+                  .map((pid) => readCommand(Number(pid))),
+              }));
+            const holding = runs.filter(({ commands }) =>
+              commands.some((command) => command.includes("/skill/scripts/wait.py")),
+            );
+            seen.push({
+              holding: holding.map(({ run }) => run),
+              others: runs.filter((entry) => !holding.includes(entry)),
+            });
+          }
+          controller.abort();
+        },
+      });
+      expectStatus(result, "interrupted");
+      expect(result.sandbox?.prestarted).toBe(prestart);
+      const runId = result.sandbox?.runId ?? "none";
+      expect(seen).toHaveLength(folders.length);
+      for (const { holding, others } of seen) {
+        expect(holding).toEqual([`skillgate-${process.pid}-${runId}`]);
+        // Any other is the sandbox kept ahead for the next run: only its own bubblewrap, waiting.
+        for (const { run, commands } of others) {
+          const id = run.slice(`skillgate-${process.pid}-`.length);
+          for (const command of commands) expect(command).toContain(launcherName(id));
         }
-        controller.abort();
-      },
+      }
+      expect(await cgroupsLeft(result)).toEqual([]);
     });
-    expectStatus(result, "interrupted");
-    expect(seen).toHaveLength(folders.length);
-    for (const commands of seen)
-      expect(commands.some((command) => command.includes("/skill/scripts/wait.py"))).toBe(true);
-    expect(cgroupsOfRun(result)).toEqual([]);
-  });
 
   it("limits with rlimits only when cgroups are off", async () => {
     const snapshot = snapshotOf({ "scripts/ok.py": "print('ok')\n" });

@@ -1,13 +1,28 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { RunRequest } from "../../../src/runners/contract.js";
 import { RunnerRouter } from "../../../src/runners/router.js";
 import { SandboxRunner } from "../../../src/runners/sandbox/sandbox-runner.js";
 import { SnapshotStore } from "../../../src/runners/snapshot.js";
 import { hashOf, requestFor, runnerTree, writeSkillFolder } from "../helpers.js";
-import { expectContained, expectStatus, requireBubblewrap } from "./harness.js";
+import {
+  cgroupsNamed,
+  expectContained,
+  expectStatus,
+  processesNamed,
+  requireBubblewrap,
+  sandboxesKeptAhead,
+  snapshotOf,
+} from "./harness.js";
 
 beforeAll(() => requireBubblewrap());
+
+const runners: SandboxRunner[] = [];
+
+afterEach(async () => {
+  for (const runner of runners.splice(0)) await runner.close();
+});
 
 const WHO = `import json, os, sys
 print(json.dumps({"uid": os.getuid(), "args": json.load(sys.stdin), "file": __file__, "name": os.environ["SKILLGATE_SKILL_NAME"]}))
@@ -17,6 +32,7 @@ function setUp() {
   const tree = runnerTree();
   const snapshots = new SnapshotStore({ dataFolder: tree.data });
   const sandbox = new SandboxRunner();
+  runners.push(sandbox);
   const router = new RunnerRouter({ snapshots, runners: { sandbox } });
   const folder = writeSkillFolder(tree.skills, "demo", {
     "scripts/who.py": WHO,
@@ -63,6 +79,7 @@ describe("SandboxRunner", () => {
   it("without the router's snapshot it verifies and snapshots itself when given a store, else refuses", async () => {
     const { snapshots, folder } = setUp();
     const withStore = new SandboxRunner({ snapshots });
+    runners.push(withStore);
     const request = requestFor(folder, "scripts/who.py", { execution: "sandbox" });
     const before = hashOf(folder);
     const result = await withStore.run(request);
@@ -86,8 +103,42 @@ except OSError as error:
 `,
     });
     const runner = new SandboxRunner({ snapshots, resources: { fileSizeBytes: 1024 * 1024 } });
+    runners.push(runner);
     const result = await runner.run(requestFor(folder, "scripts/write.py", { execution: "sandbox" }));
     expectStatus(result, "ok");
     expect(result.stdout).toBe("EFBIG\n");
+  });
+
+  it("keeps a sandbox started ahead for its next run; close() leaves no process and no cgroup", async () => {
+    // A verified snapshot the sandbox user can reach (a routed run as root goes through the portal).
+    const snapshot = snapshotOf({ "scripts/who.py": WHO });
+    const sandbox = new SandboxRunner();
+    runners.push(sandbox);
+    const request: RunRequest = {
+      ...requestFor(snapshot, "scripts/who.py", { execution: "sandbox", arguments: { n: 2 } }),
+      snapshot: { folder: snapshot, hash: hashOf(snapshot), reused: true },
+    };
+    const first = await sandbox.run(request);
+    expectStatus(first, "ok");
+    const deadline = Date.now() + 5_000;
+    while (sandboxesKeptAhead().length === 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    const second = await sandbox.run(request);
+    expectStatus(second, "ok");
+    expect(second.stdout).toBe(first.stdout);
+    expect(second.sandbox?.prestarted).toBe(true);
+    while (sandboxesKeptAhead().length === 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    const ahead = sandboxesKeptAhead().map((kept) => kept.runId);
+    expect(ahead).toHaveLength(1);
+    await sandbox.close();
+    expect(sandboxesKeptAhead()).toEqual([]);
+    for (const runId of [first.sandbox?.runId ?? "", second.sandbox?.runId ?? "", ...ahead]) {
+      expect(processesNamed(runId)).toEqual([]);
+      expect(cgroupsNamed(runId)).toEqual([]);
+    }
+    const third = await sandbox.run(request);
+    expectStatus(third, "ok");
+    expect(third.sandbox?.prestarted).toBe(false);
   });
 });

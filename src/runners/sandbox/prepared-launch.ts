@@ -1,0 +1,80 @@
+import { randomBytes } from "node:crypto";
+import type { CgroupSupport } from "./cgroup-detect.js";
+import { createRunCgroup, type RunCgroup, runCgroupName } from "./cgroup-run.js";
+import type { SandboxResources } from "./limits.js";
+import { type LaunchedChain, spawnLaunch } from "./sandbox-spawn.js";
+
+/** Everything a launch needs that does not depend on its run: what it spawns and where it is contained. */
+export interface LaunchShape {
+  /**
+   * Equal for launches that can serve the same runs: the command line, the spawn's
+   * environment and files, the cgroups and their limits.
+   */
+  readonly key: string;
+  /**
+   * The chain's argv for a run id; with the run's command when it is known, else with the
+   * launcher, which takes the command from the run's arguments.
+   */
+  argv(runId: string, command?: readonly string[]): readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  readonly files: Readonly<Record<number, string>>;
+  readonly cgroups: CgroupSupport;
+  readonly resources: SandboxResources;
+}
+
+/** A spawned chain with its own run id and cgroups, waiting for its run's arguments. */
+export interface PreparedLaunch {
+  readonly runId: string;
+  readonly chain: LaunchedChain;
+  /** The run's cgroups; `undefined` without cgroups (off, none on this host, or not made: rlimits only). */
+  readonly cgroup: RunCgroup | undefined;
+  /**
+   * `true` once the chain's first process is in every one of its cgroups (at once without
+   * cgroups); `false` when it could not be put there.
+   */
+  readonly joined: Promise<boolean>;
+  /** Kills the chain if it still runs and removes its cgroups. */
+  dispose(): Promise<void>;
+}
+
+/**
+ * Makes a launch: a fresh run id, the run's cgroups named after it (with the limits written),
+ * the chain spawned, and its move into the cgroups started. Nothing of the run runs until its
+ * arguments are written: bubblewrap blocks reading them first. A launch made for a known run
+ * (`forRun`) carries its command and a `--block-fd` pipe when it has cgroups (the chain's
+ * `block`), so the run can start before the move is done; one made ahead carries the launcher.
+ */
+export function prepareLaunch(
+  shape: LaunchShape,
+  forRun?: { readonly command: readonly string[] },
+): PreparedLaunch | { readonly error: string } {
+  const runId = randomBytes(8).toString("hex");
+  const cgroup = createRunCgroup(shape.cgroups, runCgroupName(runId), shape.resources);
+  const chain = spawnLaunch({
+    argv: shape.argv(runId, forRun?.command),
+    env: shape.env,
+    files: shape.files,
+    block: forRun !== undefined && cgroup !== undefined,
+  });
+  if ("error" in chain) {
+    void cgroup?.remove();
+    return chain;
+  }
+  const joined =
+    cgroup === undefined || chain.pid <= 0
+      ? Promise.resolve(chain.pid > 0)
+      : cgroup.join(chain.pid).then(
+          () => cgroup.holds(chain.pid),
+          () => false,
+        );
+  return {
+    runId,
+    chain,
+    cgroup,
+    joined,
+    async dispose() {
+      chain.kill();
+      await cgroup?.remove();
+    },
+  };
+}
