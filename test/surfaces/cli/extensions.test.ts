@@ -28,6 +28,7 @@ describe("skillgate extensions", () => {
     const sandbox = withExtensions();
     const result = await sandbox.run(["extensions"]);
     expect(result.code).toBe(0);
+    expect(result.out).toContain(`looked in: ${join(sandbox.config, "extensions")}`);
     expect(result.out).toContain("boom.js: failed to load (Error: no)");
     expect(result.out).toContain("wc.js: 1 tool(s), 1 skill(s), 1 command(s)");
     expect(result.out).toContain("hooks.json: 1 hook(s)");

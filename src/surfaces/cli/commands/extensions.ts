@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import type { Skillgate } from "../../../app/skillgate.js";
-import { hooksFiles } from "../../../extensions/load.js";
+import { extensionFolders, hooksFiles } from "../../../extensions/load.js";
 import type { RegistrySummary } from "../../../extensions/registry.js";
 import { openSkillgate } from "../context.js";
 import { type CliOutput, paint, printJson } from "../output.js";
@@ -18,9 +18,19 @@ export function registerExtensions(program: Command, output: CliOutput): void {
     .description("load the extensions and hooks files and show what each added, or why it failed")
     .option("--json", "print JSON")
     .action(async (options: { json?: boolean }, command: Command) => {
-      const summary = await loadedSummary(command);
-      if (options.json) return printJson(output, summary);
-      output.out(`${extensionLines(output, summary).join("\n")}\n`);
+      const skillgate = openSkillgate(command);
+      await skillgate.extensions.load();
+      const summary = skillgate.extensions.registry.summary();
+      const settings = skillgate.extensions.settings();
+      const folders = extensionFolders({
+        config: settings.configFolder,
+        roots: settings.roots,
+        project: settings.project,
+      });
+      if (options.json) return printJson(output, { ...summary, folders: [...folders, ...settings.paths] });
+      const lines = extensionLines(output, summary);
+      lines.unshift(`looked in: ${[...folders, ...settings.paths].join(", ")}`);
+      output.out(`${lines.join("\n")}\n`);
     });
 
   const hooks = program.command("hooks").description("shell hooks and extension hooks");
