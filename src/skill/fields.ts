@@ -38,8 +38,6 @@ export interface FieldsResult {
 }
 
 const NAME_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
-const LOADABLE_NAME = /^[A-Za-z0-9_.-]+$/;
-const ONLY_DOTS = /^\.+$/;
 
 /**
  * Reads and checks the specification's fields. `folderName` is the skill's folder, which
@@ -54,7 +52,11 @@ export function readSkillFields(
   const description = readDescription(data, context, problems);
   const license = readOptionalString(data, "license", problems);
   const compatibility = readOptionalString(data, "compatibility", problems);
-  if (compatibility !== undefined) {
+  // A text has at most as many code points as UTF-16 units: only a long one needs counting.
+  if (
+    compatibility !== undefined &&
+    (compatibility.length === 0 || compatibility.length > MAX_COMPATIBILITY_LENGTH)
+  ) {
     const length = codePointLength(compatibility);
     if (length < 1 || length > MAX_COMPATIBILITY_LENGTH) {
       problems.add(
@@ -124,18 +126,20 @@ function readName(
  * they are findings (warnings when lenient), as is a name over the length limit.
  */
 function checkName(raw: string, problems: Findings): string | undefined {
-  if (!LOADABLE_NAME.test(raw) || ONLY_DOTS.test(raw)) {
+  const shape = nameShape(raw);
+  if (shape === "refused") {
     problems.fail("invalid_name", `name "${escapeForMessage(raw)}" may use only a-z, 0-9 and "-"`, "name");
     return undefined;
   }
-  if (codePointLength(raw) > MAX_NAME_LENGTH) {
+  // Only ASCII is left, so UTF-16 units are code points.
+  if (raw.length > MAX_NAME_LENGTH) {
     problems.add(
       "name_too_long",
       `name is ${raw.length} characters; the limit is ${MAX_NAME_LENGTH}`,
       "name",
     );
   }
-  if (!NAME_PATTERN.test(raw)) {
+  if (shape !== "specification") {
     problems.add(
       "invalid_name",
       `name "${raw}" may use only lower-case a-z, 0-9 and single hyphens, not at the start or end`,
@@ -143,6 +147,42 @@ function checkName(raw: string, problems: Findings): string | undefined {
     );
   }
   return raw;
+}
+
+/**
+ * How a name stands against the rules, in one pass: `refused` when empty, only dots, or
+ * holding anything outside ASCII letters, digits, `_`, `.` and `-` (what
+ * `/^[A-Za-z0-9_.-]+$/` and `/^\.+$/` decide); `specification` when it is lower-case a-z,
+ * 0-9 and single hyphens not at the start or end (`/^[a-z0-9]+(?:-[a-z0-9]+)*$/`); else
+ * `loadable`.
+ */
+export function nameShape(raw: string): "refused" | "loadable" | "specification" {
+  if (raw.length === 0) return "refused";
+  let onlyDots = true;
+  let specification = true;
+  let afterHyphen = false;
+  for (let index = 0; index < raw.length; index += 1) {
+    const code = raw.charCodeAt(index);
+    if ((code >= 0x61 && code <= 0x7a) || (code >= 0x30 && code <= 0x39)) {
+      onlyDots = false;
+      afterHyphen = false;
+    } else if (code === 0x2d) {
+      if (index === 0 || afterHyphen) specification = false;
+      onlyDots = false;
+      afterHyphen = true;
+    } else if (code === 0x2e) {
+      specification = false;
+      afterHyphen = false;
+    } else if ((code >= 0x41 && code <= 0x5a) || code === 0x5f) {
+      onlyDots = false;
+      specification = false;
+      afterHyphen = false;
+    } else {
+      return "refused";
+    }
+  }
+  if (onlyDots) return "refused";
+  return specification && !afterHyphen ? "specification" : "loadable";
 }
 
 function readDescription(
@@ -160,7 +200,7 @@ function readDescription(
     problems.fail("invalid_field", `description must be text, not ${describeType(raw)}`, "description");
     return undefined;
   }
-  const length = codePointLength(raw);
+  const length = raw.length > MAX_DESCRIPTION_LENGTH ? codePointLength(raw) : raw.length;
   if (length > MAX_DESCRIPTION_LENGTH) {
     problems.add(
       "description_too_long",

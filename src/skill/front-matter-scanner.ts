@@ -231,9 +231,15 @@ function scalar(yaml: string, start: number, stop: number): string | undefined {
     return yaml.slice(start + 1, stop - 1);
   }
   if (first < 0x80 ? NOT_PLAIN_START[first] === 1 : isUnicodeSpace(first)) return undefined;
-  const colonSpace = yaml.indexOf(": ", start);
-  if (colonSpace !== -1 && colonSpace + 1 < stop) return undefined;
   if (yaml.charCodeAt(stop - 1) === COLON) return undefined;
+  // A colon followed by a space inside the value (the last character is not a colon).
+  for (
+    let colon = yaml.indexOf(":", start);
+    colon !== -1 && colon < stop;
+    colon = yaml.indexOf(":", colon + 1)
+  ) {
+    if (yaml.charCodeAt(colon + 1) === SPACE) return undefined;
+  }
   const value = yaml.slice(start, stop);
   if (stop - start <= 5 && NON_STRING_VALUES.has(value)) return undefined;
   return value;
@@ -277,9 +283,16 @@ function trimEnd(yaml: string, start: number, end: number): number {
 function keyText(yaml: string, start: number, end: number, known: readonly string[]): string {
   const length = end - start;
   for (const candidate of known) {
-    if (candidate.length === length && yaml.startsWith(candidate, start)) return candidate;
+    if (candidate.length === length && sameCharacters(yaml, start, candidate)) return candidate;
   }
   return yaml.slice(start, end);
+}
+
+function sameCharacters(yaml: string, start: number, candidate: string): boolean {
+  for (let index = 0; index < candidate.length; index += 1) {
+    if (yaml.charCodeAt(start + index) !== candidate.charCodeAt(index)) return false;
+  }
+  return true;
 }
 
 function isReserved(key: string): boolean {

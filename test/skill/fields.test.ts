@@ -4,6 +4,7 @@ import { type Diagnostic, hasErrors } from "../../src/core/diagnostics.js";
 import { MAX_NAME_LENGTH } from "../../src/core/limits.js";
 import {
   firstParagraph,
+  nameShape,
   readSkillFields,
   splitOnWhiteSpace,
   type ValidationMode,
@@ -291,5 +292,41 @@ describe("splitOnWhiteSpace (allowed-tools as text)", () => {
     expect(tools).toEqual(["Bash(git:*)", "Read", "Write"]);
     expect(tools).toHaveLength(3);
     expect(splitOnWhiteSpace("   ")).toEqual([]);
+  });
+});
+
+describe("nameShape (the name rules in one pass)", () => {
+  it("decides as the three regular expressions do (property)", () => {
+    const character = fc.constantFrom(
+      "a",
+      "z",
+      "0",
+      "9",
+      "-",
+      "-",
+      ".",
+      "_",
+      "A",
+      "Z",
+      "é",
+      "/",
+      ":",
+      " ",
+      "\u200d",
+      "😀",
+    );
+    fc.assert(
+      fc.property(fc.array(character, { maxLength: 8 }), (characters) => {
+        const name = characters.join("");
+        const expected =
+          !/^[A-Za-z0-9_.-]+$/.test(name) || /^\.+$/.test(name)
+            ? "refused"
+            : /^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(name)
+              ? "specification"
+              : "loadable";
+        expect(nameShape(name), JSON.stringify(name)).toBe(expected);
+      }),
+      { numRuns: 5_000 },
+    );
   });
 });
