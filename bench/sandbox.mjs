@@ -9,10 +9,11 @@
  * - bare bwrap as 65534: the same, after `setpriv` drops root (root only): the identity
  *   skillgate's sandbox has.
  * - skillgate: `runInSandbox` with a `SandboxPool`, as `SandboxRunner` runs it (a sandbox
- *   started ahead of each run while the runner is idle), with the host's cgroups (auto), and
- *   with cgroups off; without a pool (every run starts its own sandbox: what a burst of
- *   concurrent runs gets beyond the one kept ahead); and, as root, with the snapshot behind a
- *   folder closed to the sandbox user (the portal, which always starts its own).
+ *   started ahead of each run while the runner is idle; one pool per cgroup setting, as one
+ *   runner has one), with the host's cgroups (auto), and with cgroups off; without a pool
+ *   (every run starts its own sandbox: what a burst of concurrent runs gets beyond the one
+ *   kept ahead); and, as root, with the snapshot behind a folder closed to the sandbox user
+ *   (the portal).
  *
  * Rounds rotate the order, with 30 ms of untimed idle time after each run (when the pool starts
  * its next sandbox); figures are medians with minimums, ratios are ratios of medians.
@@ -131,7 +132,8 @@ export async function runSandboxBenchmark({ rounds = 30, concurrency = 100, log 
     return () => timedSpawn(dropRoot ? [...setpriv, ...bwrap] : bwrap);
   };
   // A build from before the pool (BENCH_DIST of an older commit) runs every contestant without one.
-  const pool = sandbox.SandboxPool === undefined ? undefined : new sandbox.SandboxPool();
+  const newPool = () => (sandbox.SandboxPool === undefined ? undefined : new sandbox.SandboxPool());
+  const pools = { auto: newPool(), off: newPool() };
   const prestarted = {};
   const skillgate = (id, language, folder, cgroups, withPool) => {
     const { script, command } = SCRIPTS[language];
@@ -146,7 +148,7 @@ export async function runSandboxBenchmark({ rounds = 30, concurrency = 100, log 
         limits: { timeoutMs: 30_000, maxOutputBytes: 65_536 },
         network: { mode: "none" },
         cgroups,
-        ...(withPool && pool !== undefined ? { pool } : {}),
+        ...(withPool && pools[cgroups] !== undefined ? { pool: pools[cgroups] } : {}),
       });
       const elapsed = performance.now() - started;
       if (result.status !== "ok")
@@ -220,7 +222,7 @@ export async function runSandboxBenchmark({ rounds = 30, concurrency = 100, log 
           argumentsJson: "{}",
           limits: { timeoutMs: 120_000, maxOutputBytes: 65_536 },
           network: { mode: "none" },
-          ...(pool !== undefined ? { pool } : {}),
+          ...(pools.auto !== undefined ? { pool: pools.auto } : {}),
         }),
       ),
     );
@@ -241,7 +243,7 @@ export async function runSandboxBenchmark({ rounds = 30, concurrency = 100, log 
       met: Object.values(ratios).every((value) => value <= SANDBOX_TARGET.limit),
     };
   } finally {
-    await pool?.close();
+    for (const pool of Object.values(pools)) await pool?.close();
     rmSync(open.parent, { recursive: true, force: true, maxRetries: 3 });
     if (closed !== undefined) {
       chmodSync(closed.parent, 0o700);

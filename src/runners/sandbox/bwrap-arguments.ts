@@ -11,15 +11,20 @@ import {
 } from "./layout.js";
 import { prlimitOptions, type SandboxResources } from "./limits.js";
 
-/** The extra descriptors bubblewrap reads (the child's fd numbers, after stdin/stdout/stderr). */
+/**
+ * The extra descriptors of the launch chain (the child's fd numbers, after stdin, stdout and
+ * stderr): bubblewrap's, and the portal's sources (launcher.ts), below 10 because the shell
+ * that reads them (dash) takes only single-digit descriptors.
+ */
 export const SANDBOX_FDS = {
   seccomp: 3,
   status: 4,
   passwd: 5,
   group: 6,
   hosts: 7,
-  block: 8,
+  portal: 8,
   args: 9,
+  block: 10,
 } as const;
 
 /**

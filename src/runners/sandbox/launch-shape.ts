@@ -1,10 +1,12 @@
 import { bwrapCommandLine, SANDBOX_FDS } from "./bwrap-arguments.js";
 import type { CgroupSupport } from "./cgroup-detect.js";
 import type { BwrapFeatures, SandboxTools } from "./host-tools.js";
-import { launchCommand, type PortalBind } from "./launcher.js";
+import { launchCommand } from "./launcher.js";
 import { hostRootEntries } from "./layout.js";
 import type { SandboxResources } from "./limits.js";
-import type { LaunchShape } from "./prepared-launch.js";
+import { type LaunchShape, PORTAL_UNREACHABLE } from "./prepared-launch.js";
+import type { HostIdentity } from "./reachability.js";
+import { portalFolder } from "./request-checks.js";
 import { sandboxStaticFiles } from "./static-files.js";
 
 /** What a launch's shape is made of: the host's programs, the run's containment and the portal. */
@@ -16,9 +18,13 @@ export interface ShapeParts {
   readonly shell: string;
   /** Drop host root to the sandbox user first (skillgate runs as root). */
   readonly dropRoot: boolean;
+  /**
+   * Root only: bind the snapshot (and socket) through the portal; the identity the sandbox
+   * user has on the host, to check that each launch's portal folder is reachable.
+   */
+  readonly portal?: { readonly identity: HostIdentity };
   /** The chain dies with this process, even before bubblewrap reads its arguments (setpriv `--pdeathsig`). */
   readonly deathSignal: boolean;
-  readonly portal: readonly PortalBind[];
   readonly resources: SandboxResources;
   readonly cgroups: CgroupSupport;
   /** The spawn's environment: empty when bubblewrap sets the script's after `--clearenv`. */
@@ -42,7 +48,11 @@ export function launchShape(parts: ShapeParts): LaunchShape {
     [SANDBOX_FDS.hosts]: staticFiles.hosts,
   };
   const { tools } = parts;
-  const argv = (runId: string, command?: readonly string[]): string[] =>
+  const { portal } = parts;
+  const { unshare, mount } = tools;
+  if (portal !== undefined && (unshare === undefined || mount === undefined))
+    throw new Error("the portal needs unshare and mount");
+  const argv = (runId: string, command?: readonly string[], folder?: string): string[] =>
     launchCommand({
       bwrap: parts.bwrap,
       bwrapArguments: bwrapCommandLine(
@@ -58,10 +68,9 @@ export function launchShape(parts: ShapeParts): LaunchShape {
       ...(tools.setpriv !== undefined
         ? { setpriv: tools.setpriv, dropRoot: parts.dropRoot, deathSignal: parts.deathSignal }
         : {}),
-      portal: parts.portal,
-      shell: parts.shell,
-      ...(tools.unshare !== undefined ? { unshare: tools.unshare } : {}),
-      ...(tools.mount !== undefined ? { mount: tools.mount } : {}),
+      ...(portal !== undefined && unshare !== undefined && mount !== undefined
+        ? { portal: { unshare, mount, shell: parts.shell, folder: folder ?? "" } }
+        : {}),
     });
   const key = JSON.stringify([
     argv(""),
@@ -74,6 +83,17 @@ export function launchShape(parts: ShapeParts): LaunchShape {
   return {
     key,
     argv,
+    ...(portal !== undefined
+      ? {
+          portal: {
+            makeFolder(): string {
+              const folder = portalFolder(portal.identity);
+              if (folder === undefined) throw new Error(PORTAL_UNREACHABLE);
+              return folder;
+            },
+          },
+        }
+      : {}),
     env: parts.env,
     files,
     cgroups: parts.cgroups,

@@ -1,11 +1,19 @@
+import { join } from "node:path";
+import { SANDBOX_FDS } from "./bwrap-arguments.js";
 import { SANDBOX_GID, SANDBOX_UID } from "./layout.js";
 
-/** A bind the root-only portal makes in a private mount namespace before bubblewrap starts. */
-export interface PortalBind {
-  /** What the sandbox user cannot reach by name (e.g. a snapshot under root's 0700 data folder). */
-  readonly source: string;
-  /** An empty folder or file it can reach, in the run's own temporary folder. */
-  readonly target: string;
+/**
+ * The root-only portal: a private mount namespace (`unshare --mount`) in which the run's
+ * snapshot, and its proxy socket when needed, are bound onto targets in a fresh folder the
+ * sandbox user can reach, before bubblewrap starts there.
+ */
+export interface PortalPlan {
+  readonly unshare: string;
+  readonly mount: string;
+  /** The POSIX shell that reads the sources and makes the binds. */
+  readonly shell: string;
+  /** A fresh 0755 folder with the bind targets made (see {@link portalTargets}). */
+  readonly folder: string;
 }
 
 /** The host side of a run: what happens before bubblewrap, as which user. */
@@ -25,33 +33,53 @@ export interface LaunchPlan {
    * a chain started ahead of its run must never go on without the process that owns it.
    */
   readonly deathSignal?: boolean;
-  /** Root only: binds made in a private mount namespace (needs `unshare`, `mount` and `shell`). */
-  readonly portal: readonly PortalBind[];
-  readonly shell?: string;
-  readonly unshare?: string;
-  readonly mount?: string;
+  /** Root only: bind the snapshot (and socket) through a private mount namespace first. */
+  readonly portal?: PortalPlan;
 }
 
+/** Where the portal binds the snapshot and the proxy socket, in its folder. */
+export function portalTargets(folder: string): { readonly skill: string; readonly socket: string } {
+  return { skill: join(folder, "skill"), socket: join(folder, "proxy.sock") };
+}
+
+const PORTAL_FD = SANDBOX_FDS.portal;
+
 /**
- * Runs the steps given as arguments, then execs the command after `--`: `bind MOUNT SOURCE
- * TARGET` bind-mounts with the given `mount` program, only ever inside the private mount
- * namespace `unshare` made for this run. Any failure exits 125 before bubblewrap starts.
+ * The portal's shell, run by `unshare --mount` with `MOUNT FOLDER -- COMMAND…`: reads three
+ * lines from descriptor 8 ({@link SANDBOX_FDS}.portal): the snapshot folder and the proxy
+ * socket (each may be empty: not through the portal) and `complete`; binds them onto the folder's targets with the given `mount`
+ * program, only ever inside the private mount namespace `unshare` made for this run, and
+ * execs the command. A line holding a backslash is decoded with `printf %b` (see
+ * {@link portalSources}). Anything missing or failing exits 125 before bubblewrap starts.
  */
-export const LAUNCH_SCRIPT = [
-  'while [ "$#" -gt 0 ]; do',
-  '  case "$1" in',
-  '    --) shift; exec "$@" ;;',
-  '    bind) "$2" --bind "$3" "$4" || exit 125; shift 4 ;;',
-  "    *) exit 125 ;;",
-  "  esac",
-  "done",
-  "exit 125",
+export const PORTAL_SCRIPT = [
+  'mount=$1; folder=$2; shift 2; [ "$1" = -- ] || exit 125; shift',
+  `take() { IFS= read -r line <&${PORTAL_FD} || exit 125; case $line in *\\\\*) line=$(printf '%bx' "$line"); line=\${line%x} ;; esac; }`,
+  "take; skill=$line",
+  "take; socket=$line",
+  'take; [ "$line" = complete ] || exit 125',
+  `exec ${PORTAL_FD}<&-`,
+  '[ -z "$skill" ] || "$mount" --bind "$skill" "$folder/skill" || exit 125',
+  '[ -z "$socket" ] || "$mount" --bind "$socket" "$folder/proxy.sock" || exit 125',
+  'exec "$@"',
 ].join("\n");
 
 /**
+ * The portal's input: the snapshot folder and the socket to bind (either may be left out)
+ * and the completion mark, one a line. Backslashes and line breaks in a path are escaped
+ * (`\\`, `\n`) so each stays on one line; the script decodes them.
+ */
+export function portalSources(skill: string | undefined, socket: string | undefined): Buffer {
+  const line = (path: string | undefined): string =>
+    (path ?? "").replaceAll("\\", "\\\\").replaceAll("\n", "\\n");
+  return Buffer.from(`${line(skill)}\n${line(socket)}\ncomplete\n`, "utf8");
+}
+
+/**
  * The argv to spawn. Each program execs the next, so the spawned pid ends up being
- * bubblewrap itself: `[unshare --mount sh (binds the portal)] [setpriv (drops host root to
- * 65534, no capabilities, no new privileges; dies with this process)] bwrap …`.
+ * bubblewrap itself: `[setpriv (dies with this process)] [unshare --mount sh (binds the
+ * portal)] [setpriv (drops host root to 65534, no capabilities, no new privileges; dies with
+ * this process)] bwrap …`.
  */
 export function launchCommand(plan: LaunchPlan): string[] {
   const tail: string[] = [];
@@ -70,11 +98,26 @@ export function launchCommand(plan: LaunchPlan): string[] {
     tail.push("--");
   }
   tail.push(plan.bwrap, ...plan.bwrapArguments);
-  if (plan.portal.length === 0) return tail;
-  const { unshare, mount, shell } = plan;
-  if (unshare === undefined || mount === undefined || shell === undefined)
-    throw new Error("launch: unshare, mount and a shell are needed for the portal");
-  const steps = plan.portal.flatMap((bind) => ["bind", mount, bind.source, bind.target]);
-  const wrapped = [shell, "-c", LAUNCH_SCRIPT, "skillgate-sandbox-launch", ...steps, "--", ...tail];
-  return [unshare, "--mount", "--propagation", "private", "--", ...wrapped];
+  const portal = plan.portal;
+  if (portal === undefined) return tail;
+  const head =
+    plan.deathSignal === true && plan.setpriv !== undefined
+      ? [plan.setpriv, "--pdeathsig", "SIGKILL", "--"]
+      : [];
+  return [
+    ...head,
+    portal.unshare,
+    "--mount",
+    "--propagation",
+    "private",
+    "--",
+    portal.shell,
+    "-c",
+    PORTAL_SCRIPT,
+    "skillgate-sandbox-portal",
+    portal.mount,
+    portal.folder,
+    "--",
+    ...tail,
+  ];
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { removeTree } from "../remove-tree.js";
 import type { CgroupSupport } from "./cgroup-detect.js";
 import { createRunCgroup, type RunCgroup, runCgroupName } from "./cgroup-run.js";
 import type { SandboxResources } from "./limits.js";
@@ -13,9 +14,16 @@ export interface LaunchShape {
   readonly key: string;
   /**
    * The chain's argv for a run id; with the run's command when it is known, else with the
-   * launcher, which takes the command from the run's arguments.
+   * launcher, which takes the command from the run's arguments; with the launch's portal
+   * folder when the shape has a portal.
    */
-  argv(runId: string, command?: readonly string[]): readonly string[];
+  argv(runId: string, command?: readonly string[], portalFolder?: string): readonly string[];
+  /**
+   * Root only: launches of this shape bind the snapshot through the portal. `makeFolder`
+   * makes a launch's folder with its bind targets, or throws when there is none the sandbox
+   * user can reach ({@link PORTAL_UNREACHABLE}).
+   */
+  readonly portal?: { makeFolder(): string };
   readonly env: Readonly<Record<string, string>>;
   readonly files: Readonly<Record<number, string>>;
   readonly cgroups: CgroupSupport;
@@ -33,9 +41,16 @@ export interface PreparedLaunch {
    * cgroups); `false` when it could not be put there.
    */
   readonly joined: Promise<boolean>;
-  /** Kills the chain if it still runs and removes its cgroups. */
+  /** The portal's folder, when the launch has a portal: its targets are where the snapshot is bound. */
+  readonly portalFolder?: string;
+  /** Kills the chain if it still runs, removes its cgroups and its portal's folder. */
   dispose(): Promise<void>;
+  /** The same, blocking, for a process that is exiting (cgroups: at most a brief wait, then the next sweep). */
+  disposeNow(): void;
 }
+
+/** The error of a portal launch when no folder the sandbox user can reach could be made. */
+export const PORTAL_UNREACHABLE = "no temporary folder the sandbox user can reach";
 
 /**
  * Makes a launch: a fresh run id, the run's cgroups named after it (with the limits written),
@@ -49,15 +64,31 @@ export function prepareLaunch(
   forRun?: { readonly command: readonly string[] },
 ): PreparedLaunch | { readonly error: string } {
   const runId = randomBytes(8).toString("hex");
+  let portalFolder: string | undefined;
+  try {
+    portalFolder = shape.portal?.makeFolder();
+  } catch (error) {
+    return { error: error instanceof Error ? error.message : String(error) };
+  }
   const cgroup = createRunCgroup(shape.cgroups, runCgroupName(runId), shape.resources);
   const chain = spawnLaunch({
-    argv: shape.argv(runId, forRun?.command),
+    argv: shape.argv(runId, forRun?.command, portalFolder),
     env: shape.env,
     files: shape.files,
     block: forRun !== undefined && cgroup !== undefined,
+    portal: portalFolder !== undefined,
   });
+  const removeFolder = (): void => {
+    try {
+      // The binds live only in the chain's private mount namespace: on the host these are empty.
+      if (portalFolder !== undefined) removeTree(portalFolder);
+    } catch {
+      // a leftover empty folder under the temporary folder; nothing of the run is in it
+    }
+  };
   if ("error" in chain) {
     void cgroup?.remove();
+    removeFolder();
     return chain;
   }
   const joined =
@@ -72,9 +103,16 @@ export function prepareLaunch(
     chain,
     cgroup,
     joined,
+    ...(portalFolder !== undefined ? { portalFolder } : {}),
     async dispose() {
       chain.kill();
       await cgroup?.remove();
+      removeFolder();
+    },
+    disposeNow() {
+      chain.kill();
+      cgroup?.removeNow(200);
+      removeFolder();
     },
   };
 }

@@ -1,9 +1,18 @@
-import { chmodSync, lstatSync, mkdtempSync, realpathSync } from "node:fs";
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { extname, isAbsolute, join, normalize, posix } from "node:path";
 import type { RunResult } from "../contract.js";
 import { removeTree } from "../remove-tree.js";
 import { type BwrapFeatures, bwrapFeatures, type SandboxTools } from "./host-tools.js";
+import { portalTargets } from "./launcher.js";
 import { SKILL_MOUNT } from "./layout.js";
 import * as messages from "./messages.js";
 import { type HostIdentity, reach } from "./reachability.js";
@@ -147,11 +156,62 @@ function sourceFor(
   return runsAsRoot() ? { path, portal: true } : "closed";
 }
 
-/** A fresh 0755 folder under the system's temporary folder, if the sandbox user can reach it. */
+/** Prefix of the portal folders under the system's temporary folder; the owner's pid follows. */
+export const PORTAL_FOLDER_PREFIX = "skillgate-portal-";
+
+let swept = false;
+
+/**
+ * A fresh 0755 folder under the system's temporary folder with the portal's bind targets (an
+ * empty `skill` folder and `proxy.sock` file), if the sandbox user can reach it. Named
+ * `skillgate-portal-<pid>-…`: the first call in a process removes this user's portal folders
+ * of processes that no longer exist (one kept ahead by a skillgate killed outright). They
+ * are always empty on the host: the binds live only in a run's private mount namespace.
+ */
 export function portalFolder(identity: HostIdentity): string | undefined {
-  const folder = mkdtempSync(join(tmpdir(), "skillgate-portal-"));
+  if (!swept) {
+    swept = true;
+    sweepPortalFolders();
+  }
+  const folder = mkdtempSync(join(tmpdir(), `${PORTAL_FOLDER_PREFIX}${process.pid}-`));
   chmodSync(folder, 0o755);
-  if (reach(folder, identity, "list") === "ok") return folder;
-  removeTree(folder);
-  return undefined;
+  if (reach(folder, identity, "list") !== "ok") {
+    removeTree(folder);
+    return undefined;
+  }
+  const targets = portalTargets(folder);
+  mkdirSync(targets.skill, { mode: 0o755 });
+  writeFileSync(targets.socket, "", { mode: 0o644 });
+  return folder;
+}
+
+/** Removes this user's portal folders whose owner process is gone. */
+export function sweepPortalFolders(): void {
+  let entries: string[];
+  try {
+    entries = readdirSync(tmpdir());
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    if (!entry.startsWith(PORTAL_FOLDER_PREFIX)) continue;
+    const owner = Number(entry.slice(PORTAL_FOLDER_PREFIX.length).split("-")[0]);
+    if (!Number.isInteger(owner) || owner <= 0 || processExists(owner)) continue;
+    const folder = join(tmpdir(), entry);
+    try {
+      const stats = lstatSync(folder);
+      if (stats.isDirectory() && stats.uid === process.getuid?.()) removeTree(folder);
+    } catch {
+      // gone, or not removable: left alone
+    }
+  }
+}
+
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
 }

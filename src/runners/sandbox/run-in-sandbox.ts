@@ -1,14 +1,12 @@
-import { mkdirSync, writeFileSync } from "node:fs";
-import { basename, isAbsolute, join } from "node:path";
+import { basename, isAbsolute } from "node:path";
 import { performance } from "node:perf_hooks";
 import type { RunResult } from "../contract.js";
 import { MAX_ARGUMENTS_JSON_BYTES } from "../local-runner.js";
-import { removeTree } from "../remove-tree.js";
 import { type BwrapRun, bwrapRunArguments, encodeArguments, runCommand } from "./bwrap-arguments.js";
 import { type CgroupSupport, hostCgroupSupport } from "./cgroup-detect.js";
 import { type BwrapFeatures, chainDeathSignal, sandboxTools } from "./host-tools.js";
 import { launchShape } from "./launch-shape.js";
-import type { PortalBind } from "./launcher.js";
+import { portalSources, portalTargets } from "./launcher.js";
 import {
   PROXY_BRIDGE_PORT,
   resolvesThroughAlternatives,
@@ -18,12 +16,16 @@ import {
 } from "./layout.js";
 import { nodeHeapOption, type SandboxLimits, sandboxResources } from "./limits.js";
 import * as messages from "./messages.js";
-import { type LaunchShape, type PreparedLaunch, prepareLaunch } from "./prepared-launch.js";
+import {
+  type LaunchShape,
+  PORTAL_UNREACHABLE,
+  type PreparedLaunch,
+  prepareLaunch,
+} from "./prepared-launch.js";
 import type { HostIdentity } from "./reachability.js";
 import {
   checkCommand,
   checkScriptPath,
-  portalFolder,
   resolveSources,
   runsAsRoot,
   sandboxPrerequisites,
@@ -119,30 +121,10 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
   if (!sources.ok) return sources.refusal;
 
   const pool = request.pool;
-  let temporary: string | undefined;
   let launch: PreparedLaunch | undefined;
   let reusable: LaunchShape | undefined;
   try {
-    const portal: PortalBind[] = [];
-    let skillSource = sources.skill.path;
-    let socketSource = sources.socket?.path;
-    if (sources.skill.portal || sources.socket?.portal) {
-      temporary = portalFolder(identity);
-      if (temporary === undefined)
-        return messages.snapshotUnreachable(script, "no temporary folder the sandbox user can reach");
-      if (sources.skill.portal) {
-        const target = join(temporary, "skill");
-        mkdirSync(target, { mode: 0o755 });
-        portal.push({ source: sources.skill.path, target });
-        skillSource = target;
-      }
-      if (sources.socket?.portal) {
-        const target = join(temporary, "proxy.sock");
-        writeFileSync(target, "", { mode: 0o644 });
-        portal.push({ source: sources.socket.path, target });
-        socketSource = target;
-      }
-    }
+    const throughPortal = sources.skill.portal || sources.socket?.portal === true;
     const resources = sandboxResources(request.limits);
     // Joining cgroups while the sandbox starts needs bubblewrap to hold it (--block-fd).
     const support: CgroupSupport =
@@ -162,16 +144,16 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
       shell: ready.shell,
       dropRoot: runsAsRoot(),
       deathSignal: deathSignal && (runsAsRoot() || pool !== undefined),
-      portal,
+      ...(throughPortal ? { portal: { identity } } : {}),
       resources,
       cgroups: support,
       env: clearEnv ? {} : env,
     });
-    if (portal.length === 0 && clearEnv && deathSignal) reusable = shape;
+    if (clearEnv && deathSignal) reusable = shape;
     const run: BwrapRun = {
       ...(clearEnv ? { env } : {}),
-      skillSource,
-      ...(socketSource !== undefined ? { proxySocketSource: socketSource } : {}),
+      skillSource: sources.skill.path,
+      ...(sources.socket !== undefined ? { proxySocketSource: sources.socket.path } : {}),
       alternatives: request.command.some((part) => isAbsolute(part) && resolvesThroughAlternatives(part)),
       resources,
       prlimit: ready.prlimit,
@@ -186,16 +168,36 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
     if (prestarted === undefined) {
       const fresh = prepareLaunch(shape, { command: runCommand(run) });
       if ("error" in fresh)
-        return messages.sandboxFailed(script, `the launcher did not start: ${fresh.error}`);
+        return fresh.error === PORTAL_UNREACHABLE
+          ? messages.snapshotUnreachable(script, PORTAL_UNREACHABLE)
+          : messages.sandboxFailed(script, `the launcher did not start: ${fresh.error}`);
       launch = fresh;
     } else launch = prestarted;
     const current = launch;
+    // Through the portal, bubblewrap binds the portal's targets, where the sources are bound first.
+    const folder = current.portalFolder;
+    const targets = folder !== undefined ? portalTargets(folder) : undefined;
+    const bound: BwrapRun = {
+      ...run,
+      ...(targets !== undefined && sources.skill.portal ? { skillSource: targets.skill } : {}),
+      ...(targets !== undefined && sources.socket?.portal === true
+        ? { proxySocketSource: targets.socket }
+        : {}),
+    };
     // A launch made for this run is moved into its cgroups while it starts, and held until it is inside.
     const held = current.chain.block !== undefined;
-    const data = encodeArguments(bwrapRunArguments({ ...run, block: held }, prestarted !== undefined));
+    const data = encodeArguments(bwrapRunArguments({ ...bound, block: held }, prestarted !== undefined));
     const outcome = await runSandboxProcess({
       chain: current.chain,
       arguments: data,
+      ...(targets !== undefined
+        ? {
+            portal: portalSources(
+              sources.skill.portal ? sources.skill.path : undefined,
+              sources.socket?.portal === true ? sources.socket.path : undefined,
+            ),
+          }
+        : {}),
       input: request.argumentsJson,
       timeoutMs: request.limits.timeoutMs,
       maxOutputBytes: request.limits.maxOutputBytes,
@@ -207,7 +209,7 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
       runId: current.runId,
       ...(outcome.status.pidNamespace !== undefined ? { pidNamespace: outcome.status.pidNamespace } : {}),
       cgroup: current.cgroup?.version ?? "none",
-      portal: portal.length > 0,
+      portal: folder !== undefined,
       prestarted: prestarted !== undefined,
     };
     return { ...toResult(outcome, ready.features, script, startedAt), sandbox: details };
@@ -220,7 +222,6 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
       if (pool !== undefined && !pool.closed) pool.retire(launch);
       else await launch.dispose();
     }
-    if (temporary !== undefined) removeTree(temporary);
     if (pool !== undefined && reusable !== undefined) pool.refill(reusable);
   }
 }

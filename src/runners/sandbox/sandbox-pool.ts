@@ -18,7 +18,7 @@ function installExitHook(): void {
   exitHookInstalled = true;
   process.once("exit", () => {
     for (const launch of held) launch.chain.kill();
-    for (const launch of held) launch.cgroup?.removeNow(200);
+    for (const launch of held) launch.disposeNow();
   });
 }
 

@@ -15,6 +15,8 @@ export interface SandboxProcessSpec {
   readonly chain: LaunchedChain;
   /** bubblewrap's `--args` data: written at once, then the pipe is closed. */
   readonly arguments: Buffer;
+  /** The portal's bind sources (launcher.ts), for a chain with a portal. */
+  readonly portal?: Buffer;
   /** Written to stdin, which is then closed. */
   readonly input: string;
   readonly timeoutMs: number;
@@ -133,7 +135,10 @@ export function runSandboxProcess(spec: SandboxProcessSpec): Promise<SandboxProc
       const first = parseStatus(Buffer.concat(statusChunks).toString("utf8"));
       if (first.childPid !== undefined) release(first);
     });
-    if (ending === undefined) chain.args.end(spec.arguments);
+    if (ending === undefined) {
+      if (spec.portal !== undefined) chain.portal?.end(spec.portal);
+      chain.args.end(spec.arguments);
+    }
     chain.stdin.end(spec.input);
     void chain.exited.then((exited) => {
       if (exited.error !== undefined) {

@@ -12,6 +12,8 @@ export interface LaunchSpec {
   readonly files: Readonly<Record<number, string>>;
   /** Give bubblewrap a pipe at {@link SANDBOX_FDS.block} (`--block-fd`). */
   readonly block: boolean;
+  /** Give the portal's shell a pipe at {@link SANDBOX_FDS.portal} for its bind sources. */
+  readonly portal: boolean;
 }
 
 /** How a spawned chain ended. */
@@ -35,6 +37,8 @@ export interface LaunchedChain {
   /** Where the run's arguments are written, once, then closed. */
   readonly args: Writable;
   readonly block?: Writable;
+  /** Where the portal's bind sources are written, once, then closed (a chain with a portal). */
+  readonly portal?: Writable;
   /** Every pipe of the chain, to destroy once the run is over. */
   readonly pipes: readonly (Readable | Writable)[];
   /** Resolves when the chain's first process exited (or could not be spawned: `error`). */
@@ -101,7 +105,7 @@ export function spawnLaunch(spec: LaunchSpec): LaunchedChain | { readonly error:
     child = spawn(program, spec.argv.slice(1), {
       env: { ...spec.env },
       detached: true,
-      stdio: sandboxStdio(files, spec.block),
+      stdio: sandboxStdio(files, spec.block, spec.portal),
     });
   } catch (error) {
     return { error: (error as NodeJS.ErrnoException).code ?? String(error) };
@@ -140,6 +144,7 @@ export function spawnLaunch(spec: LaunchSpec): LaunchedChain | { readonly error:
     status: pipe<Readable>(SANDBOX_FDS.status),
     args: pipe<Writable>(SANDBOX_FDS.args),
     ...(spec.block ? { block: pipe<Writable>(SANDBOX_FDS.block) } : {}),
+    ...(spec.portal ? { portal: pipe<Writable>(SANDBOX_FDS.portal) } : {}),
     pipes,
     exited,
     closed,
@@ -162,14 +167,18 @@ let devNull: number | undefined;
 
 /**
  * The spawn's stdio: pipes for stdin, stdout, stderr, bubblewrap's status and arguments (and
- * its block descriptor when the run waits for cgroups), the given files at their numbers, and
+ * its block descriptor when the run waits for cgroups, the portal's sources), the given files at their numbers, and
  * /dev/null over every other descriptor this process holds without close-on-exec. Such
  * descriptors (inherited from whoever started skillgate: a shell's or a supervisor's pipe)
  * would otherwise pass through bubblewrap into the sandbox, a channel to the host that no
  * namespace closes. libuv cannot close a child's descriptor, but it can put another file in
  * its place; /proc/self/fdinfo says which ones need it.
  */
-export function sandboxStdio(files: Readonly<Record<number, number>>, block: boolean): StdioOptions {
+export function sandboxStdio(
+  files: Readonly<Record<number, number>>,
+  block: boolean,
+  portal = false,
+): StdioOptions {
   const stdio: (number | "pipe" | "ignore")[] = ["pipe", "pipe", "pipe"];
   const set = (fd: number, value: number | "pipe"): void => {
     while (stdio.length <= fd) stdio.push("ignore");
@@ -178,6 +187,7 @@ export function sandboxStdio(files: Readonly<Record<number, number>>, block: boo
   set(SANDBOX_FDS.status, "pipe");
   set(SANDBOX_FDS.args, "pipe");
   if (block) set(SANDBOX_FDS.block, "pipe");
+  if (portal) set(SANDBOX_FDS.portal, "pipe");
   for (const [fd, descriptor] of Object.entries(files)) set(Number(fd), descriptor);
   for (const fd of inheritableDescriptors()) {
     if (fd <= 2 || (fd < stdio.length && stdio[fd] !== "ignore")) continue;

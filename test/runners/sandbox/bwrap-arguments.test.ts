@@ -12,7 +12,12 @@ import {
   runCommand,
 } from "../../../src/runners/sandbox/bwrap-arguments.js";
 import { parseBwrapFeatures } from "../../../src/runners/sandbox/host-tools.js";
-import { LAUNCH_SCRIPT, launchCommand } from "../../../src/runners/sandbox/launcher.js";
+import {
+  launchCommand,
+  PORTAL_SCRIPT,
+  portalSources,
+  portalTargets,
+} from "../../../src/runners/sandbox/launcher.js";
 import { DEFAULT_SANDBOX_RESOURCES, prlimitOptions } from "../../../src/runners/sandbox/limits.js";
 
 const HELP = [
@@ -184,7 +189,7 @@ describe("bubblewrap's arguments", () => {
 
   it("holds the sandbox at its start only when asked to (a run joining cgroups)", () => {
     expect(effective().options).not.toContain("--block-fd");
-    expect(effective({}, { block: true }).options.join(" ")).toContain("--block-fd 8");
+    expect(effective({}, { block: true }).options.join(" ")).toContain("--block-fd 10");
   });
 
   it("leaves out what this bubblewrap cannot do rather than failing", () => {
@@ -305,7 +310,6 @@ describe("launchCommand", () => {
   const base = {
     bwrap: "/usr/bin/bwrap",
     bwrapArguments: ["--unshare-all", "--", "/usr/bin/true"],
-    portal: [],
   };
 
   it("is bubblewrap alone when nothing is needed before it", () => {
@@ -339,47 +343,89 @@ describe("launchCommand", () => {
     ]);
   });
 
-  it("binds the portal in a private mount namespace", () => {
+  const portal = {
+    unshare: "/usr/bin/unshare",
+    mount: "/usr/bin/mount",
+    shell: "/usr/bin/sh",
+    folder: "/tmp/portal",
+  };
+
+  it("binds the portal in a private mount namespace, dying with this process from the start", () => {
     const argv = launchCommand({
       ...base,
-      portal: [{ source: "/root/data/snapshot", target: "/tmp/portal/skill" }],
-      shell: "/usr/bin/sh",
-      unshare: "/usr/bin/unshare",
-      mount: "/usr/bin/mount",
+      setpriv: "/usr/bin/setpriv",
+      dropRoot: true,
+      deathSignal: true,
+      portal,
     });
-    expect(argv.slice(0, 5)).toEqual(["/usr/bin/unshare", "--mount", "--propagation", "private", "--"]);
-    expect(argv.slice(5, 9)).toEqual(["/usr/bin/sh", "-c", LAUNCH_SCRIPT, "skillgate-sandbox-launch"]);
-    expect(argv.slice(9)).toEqual([
-      "bind",
+    expect(argv.slice(0, 4)).toEqual(["/usr/bin/setpriv", "--pdeathsig", "SIGKILL", "--"]);
+    expect(argv.slice(4, 9)).toEqual(["/usr/bin/unshare", "--mount", "--propagation", "private", "--"]);
+    expect(argv.slice(9, 16)).toEqual([
+      "/usr/bin/sh",
+      "-c",
+      PORTAL_SCRIPT,
+      "skillgate-sandbox-portal",
       "/usr/bin/mount",
-      "/root/data/snapshot",
-      "/tmp/portal/skill",
+      "/tmp/portal",
       "--",
-      "/usr/bin/bwrap",
-      "--unshare-all",
-      "--",
-      "/usr/bin/true",
     ]);
+    expect(argv.slice(16, 18)).toEqual(["/usr/bin/setpriv", "--reuid=65534"]);
+    expect(argv.slice(-4)).toEqual(["/usr/bin/bwrap", "--unshare-all", "--", "/usr/bin/true"]);
+    expect(portalTargets("/tmp/portal")).toEqual({
+      skill: "/tmp/portal/skill",
+      socket: "/tmp/portal/proxy.sock",
+    });
   });
 
-  it("the launch script runs each bind, then becomes the command; the first failure stops it (125)", () => {
-    // echo and false stand in for mount: the script only passes the arguments through.
-    const bound = spawnSync(
+  /** Runs the portal script with echo (or false) standing in for mount, its sources on descriptor 8. */
+  const portalRun = (sources: Buffer | string, mount = "/bin/echo") =>
+    spawnSync(
       "/bin/sh",
-      ["-c", LAUNCH_SCRIPT, "launch", "bind", "/bin/echo", "/a", "/b", "--", "/bin/sh", "-c", "echo ran"],
-      { encoding: "utf8" },
+      [
+        "-c",
+        `exec 8<&0; exec /bin/sh -c "$0" portal "$@"`,
+        PORTAL_SCRIPT,
+        mount,
+        "/F",
+        "--",
+        "/bin/echo",
+        "ran",
+      ],
+      {
+        input: sources,
+        encoding: "utf8",
+      },
     );
-    expect(bound.status).toBe(0);
-    expect(bound.stdout).toBe("--bind /a /b\nran\n");
-    const failed = spawnSync(
-      "/bin/sh",
-      ["-c", LAUNCH_SCRIPT, "launch", "bind", "/bin/false", "/a", "/b", "--", "/bin/echo", "ran"],
-      { encoding: "utf8" },
+
+  it("the portal script binds what it read, then becomes the command", () => {
+    const both = portalRun(portalSources("/root/data/snap shot", "/run/proxy.sock"));
+    expect(both.status).toBe(0);
+    expect(both.stdout).toBe(
+      "--bind /root/data/snap shot /F/skill\n--bind /run/proxy.sock /F/proxy.sock\nran\n",
     );
+    expect(portalRun(portalSources(undefined, "/run/p.sock")).stdout).toBe(
+      "--bind /run/p.sock /F/proxy.sock\nran\n",
+    );
+    // A path with a line break and backslashes arrives whole.
+    const awkward = portalRun(portalSources("/a\\b\nc\\n", undefined));
+    expect(awkward.stdout).toBe("--bind /a\\b\nc\\n /F/skill\nran\n");
+  });
+
+  it("the portal script runs nothing unless its sources arrived whole, or when a bind fails (125)", () => {
+    const whole = portalSources("/snap", undefined);
+    for (const cut of [
+      Buffer.alloc(0),
+      whole.subarray(0, whole.length - 1),
+      whole.subarray(0, 6),
+      Buffer.from("/snap\n\nlater\n"),
+    ]) {
+      const result = portalRun(cut);
+      expect(result.status).toBe(125);
+      expect(result.stdout).toBe("");
+    }
+    const failed = portalRun(whole, "/bin/false");
     expect(failed.status).toBe(125);
     expect(failed.stdout).toBe("");
-    expect(spawnSync("/bin/sh", ["-c", LAUNCH_SCRIPT, "launch", "bogus"]).status).toBe(125);
-    expect(spawnSync("/bin/sh", ["-c", LAUNCH_SCRIPT, "launch"]).status).toBe(125);
   });
 });
 

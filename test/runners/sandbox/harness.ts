@@ -207,6 +207,27 @@ export function sandboxesKeptAhead(parent = process.pid): { pid: number; runId: 
   return found;
 }
 
+/**
+ * Portal folders under the system's temporary folder that no live process names: a launch
+ * waiting ahead through the portal (this test file's, or another's running alongside) names
+ * its folder on its command line until it starts.
+ */
+export function portalsLeft(): string[] {
+  const named = new Set<string>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      for (const arg of readFileSync(`/proc/${entry}/cmdline`, "latin1").split("\0"))
+        if (arg.includes("skillgate-portal-")) named.add(arg);
+    } catch {
+      // gone while listing
+    }
+  }
+  return readdirSync(tmpdir())
+    .filter((name) => name.startsWith("skillgate-portal-"))
+    .filter((name) => !named.has(join(tmpdir(), name)));
+}
+
 /** The run's cgroup folders that still exist. */
 export function cgroupsOfRun(result: SandboxRunResult): string[] {
   const runId = result.sandbox?.runId;

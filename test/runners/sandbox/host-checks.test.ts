@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { chainDeathSignal, sandboxTools } from "../../../src/runners/sandbox/host-tools.js";
@@ -9,6 +10,7 @@ import {
   sandboxResources,
 } from "../../../src/runners/sandbox/limits.js";
 import { reach } from "../../../src/runners/sandbox/reachability.js";
+import { PORTAL_FOLDER_PREFIX, sweepPortalFolders } from "../../../src/runners/sandbox/request-checks.js";
 import { parseStatus } from "../../../src/runners/sandbox/sandbox-process.js";
 import { temporaryFolder } from "./harness.js";
 
@@ -96,7 +98,7 @@ describe("bubblewrap's status and the spawn's descriptors", () => {
         "-e",
         `const { inheritableDescriptors, sandboxStdio } = await import(${JSON.stringify(module)});
          const stdio = sandboxStdio({ 3: 42 }, true);
-         console.log(JSON.stringify({ found: inheritableDescriptors(), covered: typeof stdio[200], pipes: stdio.slice(0, 10), gap: stdio[150] }));`,
+         console.log(JSON.stringify({ found: inheritableDescriptors(), covered: typeof stdio[200], pipes: stdio.slice(0, 11), gap: stdio[150] }));`,
       ],
       {
         stdio: [
@@ -122,13 +124,14 @@ describe("bubblewrap's status and the spawn's descriptors", () => {
     };
     expect(report.found).toContain(200);
     expect(report.covered).toBe("number");
-    // stdin, stdout, stderr, the given file at 3, the status, block and arguments pipes; nothing else is touched.
+    // stdin, stdout, stderr, the given file at 3, the status, arguments and block pipes; nothing else is touched.
     expect(report.pipes).toEqual([
       "pipe",
       "pipe",
       "pipe",
       42,
       "pipe",
+      "ignore",
       "ignore",
       "ignore",
       "ignore",
@@ -150,5 +153,22 @@ describe("chainDeathSignal", () => {
     chmodSync(setuid, 0o4755);
     expect(chainDeathSignal(setpriv, setuid)).toBe(false);
     expect(chainDeathSignal("/nonexistent/setpriv", bwrap)).toBe(false);
+  });
+});
+
+describe("sweepPortalFolders", () => {
+  it("removes portal folders of processes that are gone, and keeps a live process's", () => {
+    const dead = spawnSync("/bin/true").pid;
+    const gone = mkdtempSync(join(tmpdir(), `${PORTAL_FOLDER_PREFIX}${dead}-`));
+    mkdirSync(join(gone, "skill"), { mode: 0o755 });
+    const live = mkdtempSync(join(tmpdir(), `${PORTAL_FOLDER_PREFIX}${process.pid}-`));
+    try {
+      sweepPortalFolders();
+      expect(existsSync(gone)).toBe(false);
+      expect(existsSync(live)).toBe(true);
+    } finally {
+      rmSync(gone, { recursive: true, force: true });
+      rmSync(live, { recursive: true, force: true });
+    }
   });
 });

@@ -10,6 +10,7 @@ import {
   expectStatus,
   hashOf,
   lastJson,
+  poolReady,
   requireBubblewrap,
   runScript,
   snapshotOf,
@@ -94,20 +95,29 @@ describe("the proxy bridge", () => {
     await expectContained(result, snapshot, before);
   });
 
-  it("reaches a socket behind a folder closed to the sandbox user (through the portal, as root)", async () => {
+  it("reaches a socket behind a folder closed to the sandbox user (through the portal, as root), also from a sandbox started ahead", async () => {
     const proxy = await fakeProxy(0o700);
     const snapshot = snapshotOf({ "scripts/fetch.py": FETCH });
-    const result = await runScript(snapshot, "scripts/fetch.py", {
-      arguments: { url: "http://allowed.test/" },
-      network: { mode: "proxy", socketPath: proxy.socketPath, allowedDomains: ["allowed.test"] },
-    });
+    const before = hashOf(snapshot);
+    const fetch = () =>
+      runScript(snapshot, "scripts/fetch.py", {
+        arguments: { url: "http://allowed.test/" },
+        network: { mode: "proxy", socketPath: proxy.socketPath, allowedDomains: ["allowed.test"] },
+      });
+    const result = await fetch();
     if (process.getuid?.() !== 0) {
       expect(result.code).toBe("proxy_unavailable");
       return;
     }
-    expectStatus(result, "ok");
-    expect(result.sandbox?.portal).toBe(true);
-    expect(lastJson(result).body).toBe("proxied");
+    await poolReady();
+    const again = await fetch();
+    for (const run of [result, again]) {
+      expectStatus(run, "ok");
+      expect(run.sandbox?.portal).toBe(true);
+      expect(lastJson(run).body).toBe("proxied");
+      await expectContained(run, snapshot, before);
+    }
+    expect(again.sandbox?.prestarted).toBe(true);
   });
 
   it("refuses a socket the sandbox user may not connect to", async () => {

@@ -1,5 +1,4 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { launcherName } from "../../../src/runners/sandbox/bwrap-arguments.js";
@@ -15,6 +14,7 @@ import {
   hashOf,
   lastJson,
   poolReady,
+  portalsLeft,
   requireBubblewrap,
   runScript,
   snapshotOf,
@@ -231,7 +231,7 @@ function readCommand(pid: number): string {
 }
 
 function leftoverPortals(): string[] {
-  return readdirSync(tmpdir()).filter((name) => name.startsWith("skillgate-portal-"));
+  return portalsLeft();
 }
 
 describe("refusals: nothing starts, nothing is written", () => {

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   bwrapRunArguments,
@@ -253,6 +254,30 @@ describe("a sandbox started ahead", () => {
     expect(await cgroupsLeft(next)).toEqual([]);
   });
 
+  it("serves a run through the portal (root, a snapshot behind a closed folder); its folder goes with it", async () => {
+    if (!runsAsRoot()) return;
+    const pool = newPool();
+    const snapshot = snapshotOf({ "scripts/echo.py": ECHO }, 0o700);
+    const before = hashOf(snapshot);
+    const portals = () => readdirSync(tmpdir()).filter((name) => name.startsWith("skillgate-portal-"));
+    const portalsBefore = portals();
+    const cold = await run(pool, snapshot, "scripts/echo.py");
+    await ready(pool);
+    // The launch kept ahead has its portal folder (empty on the host) ready.
+    expect(portals().length).toBe(portalsBefore.length + 1);
+    const warm = await run(pool, snapshot, "scripts/echo.py");
+    for (const result of [cold, warm]) {
+      expectStatus(result, "ok");
+      expect(result.sandbox?.portal).toBe(true);
+      await expectContained(result, snapshot, before);
+    }
+    expect(warm.sandbox?.prestarted).toBe(true);
+    expect(lastJson(warm)).toEqual(lastJson(cold));
+    await pool.close();
+    expect(portals()).toEqual(portalsBefore);
+    expect(ownCgroups()).toEqual([]);
+  });
+
   it("refuses arguments holding a NUL byte before anything starts (they would inject options)", async () => {
     const pool = newPool();
     const snapshot = snapshotOf({ "scripts/ok.py": "print('ran')\n" });
@@ -288,7 +313,6 @@ describe("arguments that do not arrive whole run nothing", () => {
         shell: host.shell,
         dropRoot: runsAsRoot(),
         deathSignal: false,
-        portal: [],
         resources: DEFAULT_SANDBOX_RESOURCES,
         cgroups: { version: "none", controllers: [], note: "off" },
         env: {},

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { RunRequest } from "../../../src/runners/contract.js";
 import { RunnerRouter } from "../../../src/runners/router.js";
+import type { SandboxRunResult } from "../../../src/runners/sandbox/run-in-sandbox.js";
 import { SandboxRunner } from "../../../src/runners/sandbox/sandbox-runner.js";
 import { SnapshotStore } from "../../../src/runners/snapshot.js";
 import { hashOf, requestFor, runnerTree, writeSkillFolder } from "../helpers.js";
@@ -140,5 +141,20 @@ except OSError as error:
     const third = await sandbox.run(request);
     expectStatus(third, "ok");
     expect(third.sandbox?.prestarted).toBe(false);
+  });
+
+  it("serves routed runs from a sandbox started ahead too (as root, through the portal)", async () => {
+    const { router, folder } = setUp();
+    const request = requestFor(folder, "scripts/who.py", { execution: "sandbox", arguments: { n: 3 } });
+    const first = await router.run(request);
+    expectStatus(first, "ok");
+    const deadline = Date.now() + 5_000;
+    while (sandboxesKeptAhead().length === 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    const second = (await router.run(request)) as SandboxRunResult;
+    expectStatus(second, "ok");
+    expect(second.stdout).toBe(first.stdout);
+    expect(second.sandbox?.prestarted).toBe(true);
+    expect(second.sandbox?.portal).toBe(process.getuid?.() === 0);
   });
 });
