@@ -80,13 +80,12 @@ export function readSkillFields(
   if (name === undefined || description === undefined || problems.hasLoadErrors()) {
     return { fields: undefined, diagnostics: problems.list };
   }
-  const fields: { -readonly [Key in keyof SkillFields]: SkillFields[Key] } = {
-    name,
-    description,
-    metadata,
-    allowedTools,
-  };
-  if (license !== undefined) fields.license = license;
+  // Written out whole when there is a license (most skills), so the object is made with
+  // room for all its fields at once.
+  const fields: { -readonly [Key in keyof SkillFields]: SkillFields[Key] } =
+    license !== undefined
+      ? { name, description, metadata, allowedTools, license }
+      : { name, description, metadata, allowedTools };
   if (compatibility !== undefined) fields.compatibility = compatibility;
   return { fields, diagnostics: problems.list };
 }

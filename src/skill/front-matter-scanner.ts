@@ -79,6 +79,20 @@ const COMMON_METADATA_KEYS = [
   "parameters_schema",
 ];
 
+/** The governance values metadata most often holds, returned as these strings instead of a slice each. */
+const COMMON_METADATA_VALUES = [
+  "read",
+  "change",
+  "destructive",
+  "sandbox",
+  "local",
+  "node",
+  "queue",
+  "none",
+  "bridge",
+];
+const NONE_KNOWN: readonly string[] = [];
+
 /** Reads the common shape, or returns `undefined` when the text needs a fuller parser. */
 export function scanFrontMatter(yaml: string): Record<string, unknown> | undefined {
   if (NEEDS_LINE_PARSER.test(yaml)) return undefined;
@@ -152,7 +166,7 @@ function readMapping(yaml: string, headerEnd: number, mapping: Record<string, st
     const start = skipSpaces(yaml, colon + 1, end);
     const stop = trimEnd(yaml, start, end);
     if (start === stop) return -1;
-    const value = scalar(yaml, start, stop);
+    const value = scalar(yaml, start, stop, COMMON_METADATA_VALUES);
     if (value === undefined) return -1;
     mapping[key] = value;
     position = end + 1;
@@ -222,7 +236,12 @@ function blockHeader(yaml: string, start: number, stop: number): number {
  * or null, no `: ` inside, no `:` at the end; the whole text has no ` #`). `undefined`
  * for anything else.
  */
-function scalar(yaml: string, start: number, stop: number): string | undefined {
+function scalar(
+  yaml: string,
+  start: number,
+  stop: number,
+  known: readonly string[] = NONE_KNOWN,
+): string | undefined {
   const first = yaml.charCodeAt(start);
   if (first === DOUBLE_QUOTE || first === SINGLE_QUOTE) {
     if (stop - start < 2 || yaml.charCodeAt(stop - 1) !== first) return undefined;
@@ -240,7 +259,7 @@ function scalar(yaml: string, start: number, stop: number): string | undefined {
   ) {
     if (yaml.charCodeAt(colon + 1) === SPACE) return undefined;
   }
-  const value = yaml.slice(start, stop);
+  const value = knownText(yaml, start, stop, known) ?? yaml.slice(start, stop);
   if (stop - start <= 5 && NON_STRING_VALUES.has(value)) return undefined;
   return value;
 }
@@ -281,11 +300,16 @@ function trimEnd(yaml: string, start: number, end: number): number {
 
 /** The key in `[start, end)`: one of `known` when it is one, else a new slice. */
 function keyText(yaml: string, start: number, end: number, known: readonly string[]): string {
+  return knownText(yaml, start, end, known) ?? yaml.slice(start, end);
+}
+
+/** The one of `known` that `[start, end)` holds, if any. */
+function knownText(yaml: string, start: number, end: number, known: readonly string[]): string | undefined {
   const length = end - start;
   for (const candidate of known) {
     if (candidate.length === length && sameCharacters(yaml, start, candidate)) return candidate;
   }
-  return yaml.slice(start, end);
+  return undefined;
 }
 
 function sameCharacters(yaml: string, start: number, candidate: string): boolean {

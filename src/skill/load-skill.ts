@@ -47,23 +47,24 @@ export function loadSkillText(text: string, directory: string, options: LoadSkil
     );
     return { skill: undefined, diagnostics: [problem], governanceInvalid: false };
   }
-  return loadSkillParts(split.yaml, split.body, directory, path, options);
+  return loadSkillParts(split.yaml, split.body, directory, path, options, basename(directory));
 }
 
 /**
  * Loads a skill from a SKILL.md as discovery reads it (`readSkillFileHead`): from
  * its front matter alone when that could be cut out of the bytes (the body is read when
  * asked for; a file with front matter takes its description from there), else from the
- * whole text. `path` is the SKILL.md in `directory`. Gives what {@link loadSkillText}
- * gives for the whole file.
+ * whole text. `path` is the SKILL.md in `directory`, `folderName` its last part (the
+ * walk knows it). Gives what {@link loadSkillText} gives for the whole file.
  */
 export function loadSkillHead(
   head: SkillFileContent,
   directory: string,
   path: string,
   options: LoadSkillOptions,
+  folderName = basename(directory),
 ): LoadedSkill {
-  if (head.yaml !== undefined) return loadSkillParts(head.yaml, "", directory, path, options);
+  if (head.yaml !== undefined) return loadSkillParts(head.yaml, "", directory, path, options, folderName);
   return loadSkillText(head.text, directory, options);
 }
 
@@ -73,6 +74,7 @@ function loadSkillParts(
   directory: string,
   path: string,
   options: LoadSkillOptions,
+  folderName: string,
 ): LoadedSkill {
   const mode = options.mode ?? "lenient";
   let diagnostics: Diagnostic[] = [];
@@ -84,7 +86,7 @@ function loadSkillParts(
     data = parsed.data;
   }
   const fieldsResult = readSkillFields(data, {
-    folderName: basename(directory),
+    folderName,
     path,
     mode,
     hasFrontMatter: yaml !== undefined,
@@ -103,7 +105,7 @@ function loadSkillParts(
     directory,
     fields,
     governance: governanceResult.governance,
-    body: () => readBody(path),
+    body: readOwnBody,
   });
   return { skill, diagnostics, governanceInvalid: governanceResult.diagnostics.length > 0 };
 }
@@ -113,6 +115,11 @@ function concatenated(list: Diagnostic[], more: readonly Diagnostic[]): Diagnost
   if (more.length === 0) return list;
   for (const item of more) list.push(item);
   return list;
+}
+
+/** The body source of every skill loaded from a SKILL.md: reads the skill's own `where` when asked. */
+function readOwnBody(this: Skill): string {
+  return readBody(this.where);
 }
 
 /** Reads a SKILL.md again and returns its body; throws {@link SkillUnreadableError} when it can no longer be read. */

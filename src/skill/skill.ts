@@ -5,8 +5,12 @@ import { describe } from "./describe.js";
 import type { SkillFields } from "./fields.js";
 import { DEFAULT_GOVERNANCE, type Governance } from "./governance.js";
 
-/** Where a skill's body comes from: text, or a function that reads it when asked. */
-export type SkillBodySource = string | (() => string);
+/**
+ * Where a skill's body comes from: text, or a function that reads it when asked. The
+ * function is called as a method of the skill (`this` is the skill), so one function can
+ * serve many skills (discovery reads every body from the skill's `where`).
+ */
+export type SkillBodySource = string | ((this: Skill) => string);
 
 /** What a Skill is made from. Only `name` and `source` are required (seed: `Skill(name, source)`). */
 export interface SkillInit {
@@ -70,6 +74,7 @@ export class Skill {
 
   #read(): { ok: true; body: string } | { ok: false; message: string } {
     try {
+      // Called as a method: `this` is the skill (see SkillBodySource).
       const body = typeof this.#body === "function" ? this.#body() : (this.#body ?? "");
       return { ok: true, body };
     } catch (error) {
