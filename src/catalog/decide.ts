@@ -2,21 +2,9 @@ import { basename } from "node:path";
 import picomatch from "picomatch";
 import type { SkillgateConfig } from "../config/config.js";
 import { type Diagnostic, diagnostic } from "../core/diagnostics.js";
-import type { LoadedSkill } from "../skill/load-skill.js";
 import type { Skill } from "../skill/skill.js";
+import type { Candidates } from "./candidates.js";
 import { type DecisionKind, type DecisionReason, reasonsFrom, type SkillDecision } from "./decisions.js";
-import type { SkillFolderSource } from "./sources.js";
-
-/** A skill folder found by the walk, with what loading it gave. */
-export interface Candidate {
-  readonly source: SkillFolderSource;
-  readonly directory: string;
-  /** `<directory>/SKILL.md`. */
-  readonly location: string;
-  readonly loaded: LoadedSkill | undefined;
-  /** The real path of a linked folder that leads outside every allowed root. */
-  readonly escapedTo: string | undefined;
-}
 
 const NO_REASONS: readonly DecisionReason[] = Object.freeze([]);
 const NO_DIAGNOSTICS: readonly Diagnostic[] = Object.freeze([]);
@@ -56,15 +44,13 @@ export interface Decided {
  * configuration disable or hide; among the rest a later source's skill shadows an earlier
  * one of the same name. Skills passed in by the caller come last and are registered.
  */
-export function decide(
-  candidates: readonly Candidate[],
-  extra: readonly Skill[],
-  config: SkillgateConfig,
-): Decided {
+export function decide(candidates: Candidates, extra: readonly Skill[], config: SkillgateConfig): Decided {
   const isDisabled = matcher(config.skills.disabled);
   const isHidden = matcher(config.skills.hidden);
   const entries: Draft[] = [];
-  for (const candidate of candidates) entries.push(firstDecision(candidate));
+  for (let index = 0; index < candidates.length; index += 1) {
+    entries.push(firstDecision(candidates, index));
+  }
   for (const skill of extra) {
     entries.push(
       decision(skill.name, skill.source, skill.where, "registered", NO_REASONS, NO_DIAGNOSTICS, skill),
@@ -111,47 +97,49 @@ export function decide(
   return { skills, decisions: entries };
 }
 
-function firstDecision(candidate: Candidate): Draft {
-  const source = candidate.source.source;
-  if (candidate.escapedTo !== undefined || candidate.loaded === undefined) {
+function firstDecision(candidates: Candidates, index: number): Draft {
+  const source = candidates.sources[index] as string;
+  const directory = candidates.directories[index] as string;
+  const location = candidates.locations[index] as string;
+  const escapedTo = candidates.escapedTo[index];
+  const loaded = candidates.loads[index];
+  if (escapedTo !== undefined || loaded === undefined) {
     const problem = diagnostic(
       "path_not_allowed",
       "error",
-      `${candidate.directory} links to ${candidate.escapedTo}, outside every skills folder`,
+      `${directory} links to ${escapedTo}, outside every skills folder`,
       {
-        path: candidate.directory,
+        path: directory,
         hint: "move the skill into a skills folder or list its folder in the configuration",
       },
     );
     return decision(
-      basename(candidate.directory),
+      basename(directory),
       source,
-      candidate.location,
+      location,
       "rejected",
       reasonsFrom([problem]),
       [problem],
       undefined,
     );
   }
-  const loaded = candidate.loaded;
   const skill = loaded.skill;
   const diagnostics = loaded.diagnostics.length === 0 ? NO_DIAGNOSTICS : loaded.diagnostics;
   const reasons = diagnostics.length === 0 ? NO_REASONS : reasonsFrom(diagnostics);
   if (skill === undefined || loadErrors(diagnostics)) {
-    const name = skill?.name ?? basename(candidate.directory);
-    return decision(name, source, candidate.location, "rejected", reasons, diagnostics, undefined);
+    const name = skill?.name ?? basename(directory);
+    return decision(name, source, location, "rejected", reasons, diagnostics, undefined);
   }
   const entry = decision(
     skill.name,
     source,
-    candidate.location,
+    location,
     loaded.governanceInvalid ? "display_only" : "registered",
     reasons,
     diagnostics,
     skill,
   );
-  const isEnabled = candidate.source.isEnabled;
-  if (isEnabled !== undefined && !isEnabled(basename(candidate.directory))) {
+  if (candidates.enabled[index] === false) {
     entry.decision = "disabled";
     addReason(entry, {
       code: "disabled_in_store",

@@ -1,17 +1,18 @@
 import { lstatSync, realpathSync, type Stats } from "node:fs";
-import { sep } from "node:path";
+import { basename, sep } from "node:path";
 import { DEFAULT_CONFIG, type SkillgateConfig } from "../config/config.js";
 import type { Diagnostic } from "../core/diagnostics.js";
 import { type Folders, resolveFolders } from "../core/folders.js";
 import { type LoadedSkill, loadSkillHead } from "../skill/load-skill.js";
 import { readSkillFileHead, SKILL_FILE } from "../skill/read-skill-file.js";
 import type { Skill } from "../skill/skill.js";
-import { type Candidate, type Decided, decide } from "./decide.js";
+import { Candidates } from "./candidates.js";
+import { type Decided, decide } from "./decide.js";
 import type { SkillDecision } from "./decisions.js";
-import { settledBefore } from "./file-stamps.js";
+import { LoadCache } from "./load-cache.js";
 import { packageSkillSources } from "./packages.js";
 import { type SkillFolderSource, type StoreSourceOptions, skillFolderSources } from "./sources.js";
-import { DEFAULT_WALK_LIMITS, type WalkLimits, walkSkillsRoot } from "./walk.js";
+import { DEFAULT_WALK_LIMITS, type WalkLimits, walkSkillFolders } from "./walk.js";
 
 /** Inputs to discovery. Everything has a default: the platform folders, no project roots. */
 export interface DiscoveryOptions {
@@ -51,23 +52,11 @@ export interface DiscoveryResult {
   readonly sources: SourceReport[];
 }
 
-/** A parsed SKILL.md and the file version it was parsed from. */
-interface CachedLoad {
-  readonly loaded: LoadedSkill;
-  readonly ino: number;
-  readonly size: number;
-  readonly mtimeMs: number;
-  readonly ctimeMs: number;
-  /** The clock just before the file was read (see file-stamps.ts). */
-  readonly readAt: number;
-}
-
 /** What a run decided from, to tell whether the next run may reuse its decisions. */
 interface RunInputs {
   readonly config: SkillgateConfig;
   readonly extra: readonly Skill[] | undefined;
-  /** Per candidate: its source, folder, loaded object and store switch, in order. */
-  readonly candidates: readonly unknown[];
+  readonly candidates: Candidates;
   readonly decided: Decided;
 }
 
@@ -81,7 +70,7 @@ interface RunInputs {
  */
 export class SkillDiscovery {
   /** One cache per source name: the same folder may be two sources (a root listed as user and project). */
-  readonly #cache = new Map<string, Map<string, CachedLoad>>();
+  readonly #cache = new Map<string, LoadCache>();
   readonly #now: () => number;
   #last: RunInputs | undefined;
 
@@ -110,180 +99,155 @@ export class SkillDiscovery {
     });
     const allowedRoots = realRoots(sources);
     const diagnostics: Diagnostic[] = [...packages.diagnostics];
-    const candidates: Candidate[] = [];
+    const candidates = new Candidates();
     const reports: SourceReport[] = [];
     const seen = new SeenFolders();
     const limits = options.limits ?? DEFAULT_WALK_LIMITS;
     for (const source of sources) {
-      const cache = this.#cacheFor(source.source);
-      // What the probe found, in the order the walk records the folders (see SkillProbe).
-      const probed: Probed = { files: [], loads: [] };
-      const walk = walkSkillsRoot(
-        source.folder,
+      const before = candidates.length;
+      const walk = this.#walk(
+        source,
         allowedRoots,
-        (directory) => this.#probe(cache, source.source, directory, probed),
         limits,
+        candidates,
+        seen.walking(source.source, candidates),
       );
+      seen.walked(source.source, before, candidates.length);
       diagnostics.push(...walk.diagnostics);
-      // A root listed twice counts its skills once (links inside one root are handled by the walk).
-      const seenHere = seen.walking(source.source, walk.candidates);
-      let found = 0;
-      let next = 0;
-      for (const candidate of walk.candidates) {
-        const escaped = candidate.escaped;
-        const index = escaped === undefined ? next++ : -1;
-        if (seenHere !== undefined) {
-          if (seenHere.has(candidate.directory)) continue;
-          seenHere.add(candidate.directory);
-        }
-        found += 1;
-        candidates.push({
-          source,
-          directory: candidate.directory,
-          location: index === -1 ? skillFileOf(candidate.directory) : (probed.files[index] as string),
-          loaded: index === -1 ? undefined : probed.loads[index],
-          escapedTo: escaped?.realPath,
-        });
-      }
       reports.push({
         source: source.source,
         kind: source.kind,
         folder: source.folder,
         reason: source.reason,
         exists: walk.exists,
-        found,
+        found: candidates.length - before,
       });
     }
     const decided = this.#decideOrReuse(candidates, options.extra, config);
     return { skills: decided.skills, decisions: decided.decisions, diagnostics, sources: reports };
   }
 
+  /**
+   * Walks one source and adds what it finds to `candidates`. The probe reads each SKILL.md
+   * (or finds it unchanged in the cache) and leaves its path and load for `found`, which
+   * the walk calls right after the probe that answered true. `seenHere` holds the folders
+   * earlier walks of the same source name counted, when there were any.
+   */
+  #walk(
+    source: SkillFolderSource,
+    allowedRoots: readonly string[],
+    limits: WalkLimits,
+    candidates: Candidates,
+    seenHere: Set<string> | undefined,
+  ): { readonly exists: boolean; readonly diagnostics: Diagnostic[] } {
+    const cache = this.#cacheFor(source.source);
+    const name = source.source;
+    const loadOptions = { source: name };
+    const isEnabled = source.isEnabled;
+    let file = "";
+    let loaded: LoadedSkill | undefined;
+    // Only the root itself can end with a separator; a folder below it never does (and
+    // asking a joined path for its last character would make V8 copy it flat).
+    const rootLength = source.folder.length;
+    const probe = (directory: string, folderName: string, realDirectory: string): boolean => {
+      const isRoot = directory.length === rootLength;
+      file = isRoot ? skillFileOf(directory) : directory + SKILL_FILE_IN_FOLDER;
+      // The same file through its real path, for the system calls: no link resolved again.
+      const realFile = isRoot ? skillFileOf(realDirectory) : realDirectory + SKILL_FILE_IN_FOLDER;
+      const slot = cache.slotOf(file);
+      if (slot !== -1) {
+        const stats = statOrUndefined(realFile);
+        const reused = stats === undefined ? undefined : cache.loadIfUnchanged(slot, stats);
+        if (reused !== undefined) {
+          loaded = reused;
+          return true;
+        }
+        cache.delete(file);
+      }
+      const readAt = this.#now();
+      const read = readSkillFileHead(file, realFile);
+      if (!read.ok) {
+        if (read.diagnostic.code === "missing_skill_file") return false;
+        loaded = { skill: undefined, diagnostics: [read.diagnostic], governanceInvalid: false };
+        return true;
+      }
+      loaded = loadSkillHead(read, directory, file, loadOptions, folderName);
+      cache.set(file, loaded, read.stats, readAt);
+      return true;
+    };
+    const found = (directory: string, escapedTo: string | undefined): void => {
+      if (seenHere !== undefined) {
+        // A root listed twice counts its skills once (links inside one root are handled by the walk).
+        if (seenHere.has(directory)) return;
+        seenHere.add(directory);
+      }
+      const linkedOut = escapedTo !== undefined;
+      candidates.push(
+        name,
+        directory,
+        linkedOut ? skillFileOf(directory) : file,
+        linkedOut ? undefined : loaded,
+        escapedTo,
+        isEnabled === undefined ? undefined : isEnabled(basename(directory)),
+      );
+    };
+    return walkSkillFolders(source.folder, allowedRoots, { probe, found }, limits);
+  }
+
   #decideOrReuse(
-    candidates: readonly Candidate[],
+    candidates: Candidates,
     extra: readonly Skill[] | undefined,
     config: SkillgateConfig,
   ): Decided {
-    const inputs = candidateInputs(candidates);
     const last = this.#last;
     if (
       last !== undefined &&
       last.config === config &&
       last.extra === extra &&
-      sameItems(last.candidates, inputs)
+      candidates.sameAs(last.candidates)
     ) {
       return last.decided;
     }
     const decided = decide(candidates, extra ?? [], config);
-    this.#last = { config, extra, candidates: inputs, decided };
+    this.#last = { config, extra, candidates, decided };
     return decided;
   }
 
-  #cacheFor(source: string): Map<string, CachedLoad> {
-    const cache = this.#cache.get(source) ?? new Map<string, CachedLoad>();
-    this.#cache.set(source, cache);
+  #cacheFor(source: string): LoadCache {
+    let cache = this.#cache.get(source);
+    if (cache === undefined) {
+      cache = new LoadCache();
+      this.#cache.set(source, cache);
+    }
     return cache;
   }
-
-  #probe(cache: Map<string, CachedLoad>, source: string, directory: string, probed: Probed): boolean {
-    const file = skillFileOf(directory);
-    const cached = cache.get(file);
-    if (cached !== undefined) {
-      const stats = statOrUndefined(file);
-      if (stats !== undefined && unchanged(cached, stats)) {
-        probed.files.push(file);
-        probed.loads.push(cached.loaded);
-        return true;
-      }
-      cache.delete(file);
-    }
-    const readAt = this.#now();
-    const read = readSkillFileHead(file);
-    if (!read.ok) {
-      if (read.diagnostic.code === "missing_skill_file") return false;
-      probed.files.push(file);
-      probed.loads.push({ skill: undefined, diagnostics: [read.diagnostic], governanceInvalid: false });
-      return true;
-    }
-    const loaded = loadSkillHead(read, directory, file, { source });
-    const { stats } = read;
-    cache.set(file, {
-      loaded,
-      ino: stats.ino,
-      size: stats.size,
-      mtimeMs: stats.mtimeMs,
-      ctimeMs: stats.ctimeMs,
-      readAt,
-    });
-    probed.files.push(file);
-    probed.loads.push(loaded);
-    return true;
-  }
-}
-
-/** What a walk's probes found: each SKILL.md path and its load, in probe order. */
-interface Probed {
-  readonly files: string[];
-  readonly loads: LoadedSkill[];
 }
 
 /**
  * The folders already counted per source name. One walk never lists a folder twice, so
- * nothing is recorded for a name's first walk beyond its list; a set is built only when a
- * source name comes round again (a root listed twice, or as two folders).
+ * only where a name's first walk put its folders in the candidates is recorded; a set is
+ * built only when a source name comes round again (a root listed twice, or as two folders).
  */
 class SeenFolders {
-  readonly #firstWalks = new Map<string, readonly { readonly directory: string }[]>();
+  readonly #firstWalks = new Map<string, { readonly start: number; readonly end: number }>();
   readonly #sets = new Map<string, Set<string>>();
 
-  /** The set this walk of `source` checks and adds to, or undefined on the name's first walk. */
-  walking(source: string, candidates: readonly { readonly directory: string }[]): Set<string> | undefined {
+  /** The set a walk of `source` checks and adds to, or undefined on the name's first walk. */
+  walking(source: string, candidates: Candidates): Set<string> | undefined {
     const first = this.#firstWalks.get(source);
-    if (first === undefined) {
-      this.#firstWalks.set(source, candidates);
-      return undefined;
-    }
+    if (first === undefined) return undefined;
     let set = this.#sets.get(source);
     if (set === undefined) {
-      set = new Set(first.map((candidate) => candidate.directory));
+      set = new Set(candidates.directories.slice(first.start, first.end));
       this.#sets.set(source, set);
     }
     return set;
   }
-}
 
-function unchanged(cached: CachedLoad, stats: Stats): boolean {
-  return (
-    stats.isFile() &&
-    stats.ino === cached.ino &&
-    stats.size === cached.size &&
-    stats.mtimeMs === cached.mtimeMs &&
-    stats.ctimeMs === cached.ctimeMs &&
-    settledBefore(stats, cached.readAt)
-  );
-}
-
-/** Everything a decision depends on per candidate, flattened for a cheap comparison. */
-function candidateInputs(candidates: readonly Candidate[]): unknown[] {
-  const inputs: unknown[] = [];
-  for (const candidate of candidates) {
-    const isEnabled = candidate.source.isEnabled;
-    inputs.push(
-      candidate.source.source,
-      candidate.directory,
-      candidate.loaded,
-      candidate.escapedTo,
-      isEnabled === undefined
-        ? undefined
-        : isEnabled(candidate.directory.slice(candidate.directory.lastIndexOf(sep) + 1)),
-    );
+  /** Records where the first walk of `source` put its folders. */
+  walked(source: string, start: number, end: number): void {
+    if (!this.#firstWalks.has(source)) this.#firstWalks.set(source, { start, end });
   }
-  return inputs;
-}
-
-function sameItems(left: readonly unknown[], right: readonly unknown[]): boolean {
-  if (left.length !== right.length) return false;
-  for (let index = 0; index < left.length; index += 1) if (left[index] !== right[index]) return false;
-  return true;
 }
 
 const SKILL_FILE_IN_FOLDER = sep + SKILL_FILE;

@@ -1,5 +1,5 @@
 import { type Dirent, readdirSync, realpathSync, statSync } from "node:fs";
-import { sep } from "node:path";
+import { basename, sep } from "node:path";
 import { type Diagnostic, diagnostic } from "../core/diagnostics.js";
 import { MAX_DISCOVERY_DEPTH, MAX_DISCOVERY_FOLDERS, MAX_SKILLS_PER_ROOT } from "../core/limits.js";
 import { SKILL_FILE } from "../skill/read-skill-file.js";
@@ -8,16 +8,6 @@ import { SKILL_FILE } from "../skill/read-skill-file.js";
 const SKIPPED = new Set(["node_modules", ".git"]);
 const NODE_MODULES = "node_modules";
 const DOT = 0x2e;
-
-/** Where a walk is: folders counted, whether a limit stopped it, and the real paths entered. */
-interface WalkState {
-  folders: number;
-  stopped: boolean;
-  /** Every real path entered, once a link has been followed. */
-  visited: Set<string> | undefined;
-  /** The real paths entered before the first link: only regular folders, which never repeat. */
-  entered: string[];
-}
 
 /** A folder that holds a SKILL.md, or a symlinked folder that leads outside the allowed roots. */
 export interface SkillCandidate {
@@ -51,12 +41,21 @@ export const DEFAULT_WALK_LIMITS: WalkLimits = {
  * Tells whether a folder is a skill. Discovery's probe reads (or re-validates from its
  * cache) the folder's SKILL.md in the same step, so a skill costs one open, not a
  * listing plus an open. It returns false only when the folder holds no SKILL.md.
- *
- * The walk records a folder as a candidate right after its probe answers true (unless a
- * limit stops the walk there), so the candidates that are not escaped links come in the
- * order of the probes that answered true: a probe may keep what it found in a list.
+ * `name` is the folder's own name and `realDirectory` its real path (links resolved):
+ * reading through it spares the system resolving the same links for every file.
  */
-export type SkillProbe = (directory: string) => boolean;
+export type SkillProbe = (directory: string, name: string, realDirectory: string) => boolean;
+
+/** What a walk tells its caller as it goes. */
+export interface SkillWalker {
+  readonly probe: SkillProbe;
+  /**
+   * A skill folder found: called right after its probe answered true (unless a limit
+   * stops the walk there, and then not at all), or for a linked folder whose real path
+   * `escapedTo` leaves every allowed root (no probe then).
+   */
+  readonly found: (directory: string, escapedTo: string | undefined) => void;
+}
 
 /**
  * Finds skill folders below `root`: a folder holding SKILL.md is a skill and is not
@@ -71,36 +70,65 @@ export type SkillProbe = (directory: string) => boolean;
 export function walkSkillsRoot(
   root: string,
   allowedRoots: readonly string[],
-  probe: SkillProbe,
+  probe: (directory: string) => boolean,
   limits: WalkLimits = DEFAULT_WALK_LIMITS,
 ): WalkResult {
-  const diagnostics: Diagnostic[] = [];
   const candidates: SkillCandidate[] = [];
+  const walk = walkSkillFolders(
+    root,
+    allowedRoots,
+    {
+      probe,
+      found: (directory, escapedTo) =>
+        candidates.push(
+          escapedTo === undefined ? { directory } : { directory, escaped: { realPath: escapedTo } },
+        ),
+    },
+    limits,
+  );
+  return { exists: walk.exists, candidates, diagnostics: walk.diagnostics };
+}
+
+/**
+ * {@link walkSkillsRoot} without a list: each skill folder is handed to `walker.found`
+ * as it is found, in the same order, so a caller builds what it needs without a
+ * candidate object per skill.
+ */
+export function walkSkillFolders(
+  root: string,
+  allowedRoots: readonly string[],
+  walker: SkillWalker,
+  limits: WalkLimits = DEFAULT_WALK_LIMITS,
+): { readonly exists: boolean; readonly diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = [];
   let rootEntries: Dirent[];
   try {
     rootEntries = readdirSync(root, { withFileTypes: true });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return { exists: false, candidates, diagnostics };
+    if (code === "ENOENT" || code === "ENOTDIR") return { exists: false, diagnostics };
     diagnostics.push(
       diagnostic("unreadable_file", "error", `cannot read ${root} (${code ?? String(error)})`, {
         path: root,
       }),
     );
-    return { exists: true, candidates, diagnostics };
+    return { exists: true, diagnostics };
   }
-  if (rootEntries.some((entry) => entry.name === SKILL_FILE) && probe(root)) {
-    return { exists: true, candidates: [{ directory: root }], diagnostics };
-  }
-  // Real paths of every folder entered, so a link back to a parent or to a sibling
-  // cannot loop or list one skill twice. A regular folder's real path is its parent's
-  // real path plus its name; only links cost a realpath call. Regular folders cannot be
-  // reached twice through regular entries, so until the first link is followed their
-  // real paths are only collected; the set is built when a link needs it.
   const rootReal = realPathOr(root);
-  const state: WalkState = { folders: 0, stopped: false, visited: undefined, entered: [rootReal] };
+  if (
+    rootEntries.some((entry) => entry.name === SKILL_FILE) &&
+    walker.probe(root, basename(root), rootReal)
+  ) {
+    walker.found(root, undefined);
+    return { exists: true, diagnostics };
+  }
+  const visited = new VisitedFolders(rootReal);
+  let folders = 0;
+  // Everything handed to walker.found, links that lead outside included: the skills cap counts them all.
+  let recorded = 0;
+  let stopped = false;
   const stop = (message: string): void => {
-    state.stopped = true;
+    stopped = true;
     diagnostics.push(
       diagnostic("limit_exceeded", "error", message, {
         path: root,
@@ -108,63 +136,144 @@ export function walkSkillsRoot(
       }),
     );
   };
-  const visit = (directory: string, realDirectory: string, entries: Dirent[], depth: number): void => {
+  const visit = (listing: Listing, depth: number): void => {
+    const entries = listing.entries;
     entries.sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
-    for (const entry of entries) {
-      if (state.stopped) return;
+    for (let index = 0; index < entries.length; index += 1) {
+      if (stopped) return;
+      listing.reached = index;
+      const entry = entries[index] as Dirent;
       const name = entry.name;
-      if (name.charCodeAt(0) === DOT || (name.length === NODE_MODULES.length && SKIPPED.has(name))) continue;
-      const child = childPath(directory, name);
-      let realChild: string;
+      if (isSkipped(name)) continue;
+      const child = listing.prefix + name;
+      // The real path of the folder; for a link, the real path of where it leads.
+      let realChild = listing.realPrefix + name;
       if (entry.isSymbolicLink()) {
-        const resolved = resolveLink(child);
+        const resolved = resolveLink(realChild);
         if (resolved === undefined || !resolved.isDirectory) continue;
         if (!isInside(resolved.realPath, allowedRoots)) {
-          candidates.push({ directory: child, escaped: { realPath: resolved.realPath } });
+          recorded += 1;
+          walker.found(child, resolved.realPath);
           continue;
         }
         realChild = resolved.realPath;
-        state.visited ??= new Set(state.entered);
-        if (state.visited.has(realChild)) continue;
-        state.visited.add(realChild);
+        if (!visited.enterLink(realChild)) continue;
       } else if (entry.isDirectory()) {
-        realChild = childPath(realDirectory, name);
-        if (state.visited === undefined) state.entered.push(realChild);
-        else if (state.visited.has(realChild)) continue;
-        else state.visited.add(realChild);
+        if (!visited.enterFolder(realChild)) continue;
       } else {
         continue;
       }
-      state.folders += 1;
-      if (state.folders > limits.maxFolders) {
+      folders += 1;
+      if (folders > limits.maxFolders) {
         stop(`more than ${limits.maxFolders} folders below ${root}; the rest were not searched`);
         return;
       }
-      if (probe(child)) {
-        if (candidates.length >= limits.maxSkills) {
+      if (walker.probe(child, name, realChild)) {
+        if (recorded >= limits.maxSkills) {
           stop(`more than ${limits.maxSkills} skills below ${root}; the rest were not loaded`);
           return;
         }
-        candidates.push({ directory: child });
+        recorded += 1;
+        walker.found(child, undefined);
         continue;
       }
       if (depth + 1 >= limits.maxDepth) continue;
       let childEntries: Dirent[];
       try {
-        childEntries = readdirSync(child, { withFileTypes: true });
+        childEntries = readdirSync(realChild, { withFileTypes: true });
       } catch {
         continue;
       }
-      visit(child, realChild, childEntries, depth + 1);
+      visit(visited.listing(child, realChild, childEntries), depth + 1);
     }
+    listing.reached = entries.length;
   };
-  visit(root, rootReal, rootEntries, 0);
-  return { exists: true, candidates, diagnostics };
+  visit(visited.listing(root, visited.rootReal, rootEntries), 0);
+  return { exists: true, diagnostics };
 }
 
-/** `join` without its normalising pass: both parts are already clean (a listed name, a walked folder). */
-function childPath(directory: string, name: string): string {
-  return directory.endsWith(sep) ? directory + name : directory + sep + name;
+/** A folder's entries as the walk goes through them, and its path and real path. */
+interface Listing {
+  /** The folder's path with a separator at the end: a child's path is this plus its name, one string join. */
+  readonly prefix: string;
+  /** The same for the folder's real path. */
+  readonly realPrefix: string;
+  readonly entries: Dirent[];
+  /** The index of the entry being handled; every entry before it is done. */
+  reached: number;
+}
+
+/**
+ * The real paths of every folder entered, so a link back to a parent or to a sibling
+ * cannot loop or list one skill twice. A regular folder's real path is its parent's real
+ * path plus its name, and regular folders cannot be reached twice through regular
+ * entries: until the first link is followed nothing is recorded per folder (the listings
+ * say what was entered); the set is built from them when a link needs it.
+ */
+class VisitedFolders {
+  readonly #listings: Listing[] = [];
+  #set: Set<string> | undefined;
+
+  constructor(readonly rootReal: string) {}
+
+  /** A listing to walk through; its regular folders count as entered as the walk reaches them. */
+  listing(directory: string, realDirectory: string, entries: Dirent[]): Listing {
+    const listing: Listing = {
+      prefix: withSeparator(directory),
+      realPrefix: withSeparator(realDirectory),
+      entries,
+      reached: 0,
+    };
+    if (this.#set === undefined) this.#listings.push(listing);
+    return listing;
+  }
+
+  /** Enters a regular folder by its real path; false when it was entered before. */
+  enterFolder(realPath: string): boolean {
+    if (this.#set === undefined) return true;
+    return this.#add(realPath);
+  }
+
+  /** Enters a linked folder by its real path; false when it was entered before. */
+  enterLink(realPath: string): boolean {
+    if (this.#set === undefined) this.#set = this.#collect();
+    return this.#add(realPath);
+  }
+
+  #add(realPath: string): boolean {
+    const set = this.#set as Set<string>;
+    if (set.has(realPath)) return false;
+    set.add(realPath);
+    return true;
+  }
+
+  /** Every real path entered so far: the root and the regular folders the listings reached. */
+  #collect(): Set<string> {
+    const set = new Set<string>([this.rootReal]);
+    for (const listing of this.#listings) {
+      // The entry being handled when a link is met is entered too, unless it is the link.
+      for (let index = 0; index <= listing.reached && index < listing.entries.length; index += 1) {
+        const entry = listing.entries[index] as Dirent;
+        if (!isSkipped(entry.name) && !entry.isSymbolicLink() && entry.isDirectory()) {
+          set.add(listing.realPrefix + entry.name);
+        }
+      }
+    }
+    this.#listings.length = 0;
+    return set;
+  }
+}
+
+function isSkipped(name: string): boolean {
+  return name.charCodeAt(0) === DOT || (name.length === NODE_MODULES.length && SKIPPED.has(name));
+}
+
+/**
+ * A folder's path ready for a name to be added: `join` without its normalising pass, as
+ * both parts are already clean (a walked folder, a listed name).
+ */
+function withSeparator(directory: string): string {
+  return directory.endsWith(sep) ? directory : directory + sep;
 }
 
 function realPathOr(path: string): string {

@@ -53,10 +53,11 @@ export function readSkillFileText(path: string): SkillFileText {
 /**
  * Reads a SKILL.md with the checks of {@link readSkillFileText} (the whole file is still
  * checked for NUL bytes and UTF-8), but decodes only its front matter when it can be cut
- * out of the bytes. Never throws.
+ * out of the bytes. `openPath` is the same file by another path (its real path, which
+ * the system resolves faster); messages name `path`. Never throws.
  */
-export function readSkillFileHead(path: string): SkillFileHead {
-  const read = readCheckedBytes(path);
+export function readSkillFileHead(path: string, openPath = path): SkillFileHead {
+  const read = readCheckedBytes(path, openPath);
   if (!read.ok) return read;
   const { bytes, stats } = read;
   const range = locateFrontMatter(bytes);
@@ -72,13 +73,14 @@ export function readSkillFileHead(path: string): SkillFileHead {
 const SCRATCH_BYTES = 64 * 1024;
 let scratch: Buffer | undefined;
 
-/** The bytes of a checked SKILL.md: a view valid only until the next read. */
+/** The bytes of a checked SKILL.md (opened at `openPath`, named `path`): a view valid only until the next read. */
 function readCheckedBytes(
   path: string,
+  openPath = path,
 ): { ok: true; bytes: Buffer; stats: Stats } | { ok: false; diagnostic: Diagnostic } {
   let descriptor: number;
   try {
-    descriptor = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    descriptor = openSync(openPath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
     return { ok: false, diagnostic: openProblem(path, error) };
   }
