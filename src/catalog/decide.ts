@@ -56,7 +56,8 @@ export function decide(candidates: Candidates, extra: readonly Skill[], config: 
       decision(skill.name, skill.source, skill.where, "registered", NO_REASONS, NO_DIAGNOSTICS, skill),
     );
   }
-  const winners = new Map<string, Draft>();
+  // The configuration first, in precedence order.
+  const contenders: Draft[] = [];
   for (const entry of entries) {
     if (entry.decision === "rejected" || entry.decision === "disabled") continue;
     if (isDisabled(entry.name)) {
@@ -76,25 +77,44 @@ export function decide(candidates: Candidates, extra: readonly Skill[], config: 
         message: "hidden by skills.hidden in the configuration",
       });
     }
-    const previous = winners.get(entry.name);
-    if (previous !== undefined) {
-      previous.decision = "shadowed";
-      addReason(previous, {
+    contenders.push(entry);
+  }
+  // Then, by name: skills of one name sit side by side in precedence order, and each is
+  // replaced by the next. What is left registered comes out in name order.
+  const byName = inNameOrder(contenders);
+  const skills: Skill[] = [];
+  for (let index = 0; index < byName.length; index += 1) {
+    const entry = byName[index] as Draft;
+    const next = byName[index + 1];
+    if (next !== undefined && next.name === entry.name) {
+      entry.decision = "shadowed";
+      addReason(entry, {
         code: "shadowed_by",
         severity: "info",
-        message: `replaced by the ${entry.source} skill at ${entry.location}`,
-        winner: { source: entry.source, location: entry.location },
+        message: `replaced by the ${next.source} skill at ${next.location}`,
+        winner: { source: next.source, location: next.location },
       });
+      continue;
     }
-    winners.set(entry.name, entry);
-  }
-  const skills: Skill[] = [];
-  // Only a rejection made at the start carries no skill, and nothing is rejected later.
-  for (const entry of entries) {
     if (entry.decision === "registered" && entry.skill !== undefined) skills.push(entry.skill);
   }
-  skills.sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
   return { skills, decisions: entries };
+}
+
+/**
+ * `entries` sorted by name (UTF-16 order), equal names in their order: the list itself
+ * when its names already rise (skills named after their folders, walked in name order),
+ * else a sorted copy (the sort is stable).
+ */
+function inNameOrder(entries: Draft[]): Draft[] {
+  for (let index = 1; index < entries.length; index += 1) {
+    if (!((entries[index - 1] as Draft).name < (entries[index] as Draft).name)) {
+      return [...entries].sort((left, right) =>
+        left.name < right.name ? -1 : left.name > right.name ? 1 : 0,
+      );
+    }
+  }
+  return entries;
 }
 
 function firstDecision(candidates: Candidates, index: number): Draft {

@@ -146,15 +146,13 @@ export class SkillDiscovery {
     const isEnabled = source.isEnabled;
     let file = "";
     let loaded: LoadedSkill | undefined;
-    // Only the root itself can end with a separator; a folder below it never does (and
-    // asking a joined path for its last character would make V8 copy it flat).
-    const rootLength = source.folder.length;
-    const probe = (directory: string, folderName: string, realDirectory: string): boolean => {
-      const isRoot = directory.length === rootLength;
+    const probe = (directory: string, folderName: string, realDirectory: string, parent: string): boolean => {
+      const isRoot = parent === "";
       file = isRoot ? skillFileOf(directory) : directory + SKILL_FILE_IN_FOLDER;
       // The same file through its real path, for the system calls: no link resolved again.
       const realFile = isRoot ? skillFileOf(realDirectory) : realDirectory + SKILL_FILE_IN_FOLDER;
-      const slot = cache.slotOf(file);
+      const key = isRoot ? directory : folderName;
+      const slot = cache.slotOf(parent, key);
       if (slot !== -1) {
         const stats = statOrUndefined(realFile);
         const reused = stats === undefined ? undefined : cache.loadIfUnchanged(slot, stats);
@@ -162,7 +160,7 @@ export class SkillDiscovery {
           loaded = reused;
           return true;
         }
-        cache.delete(file);
+        cache.delete(parent, key);
       }
       const readAt = this.#now();
       const read = readSkillFileHead(file, realFile);
@@ -172,7 +170,7 @@ export class SkillDiscovery {
         return true;
       }
       loaded = loadSkillHead(read, directory, file, loadOptions, folderName);
-      cache.set(file, loaded, read.stats, readAt);
+      cache.set(parent, key, loaded, read.stats, readAt);
       return true;
     };
     const found = (directory: string, escapedTo: string | undefined): void => {

@@ -6,20 +6,24 @@ import { settledBefore } from "./file-stamps.js";
 const STAMPS = 5;
 
 /**
- * The parsed SKILL.md files of one source, by path, with the file version each was read
+ * The parsed SKILL.md files of one source, by folder, with the file version each was read
  * from. A catalog holds thousands, so a file costs one slot number in a map and five
  * numbers in one shared array, not an object and boxed numbers of its own; a freed slot
- * is used again.
+ * is used again. Folders are found by their parent's path and their name (as the walk
+ * has them), so no long joined path is copied flat and hashed for every skill.
  */
 export class LoadCache {
-  readonly #slots = new Map<string, number>();
+  /** Slots by parent path (ending with a separator, or empty for a root) and folder name. */
+  readonly #slots = new Map<string, Map<string, number>>();
+  #size = 0;
   readonly #loads: (LoadedSkill | undefined)[] = [];
   readonly #free: number[] = [];
   #stamps = new Float64Array(STAMPS * 64);
 
-  /** Where `file` is kept, or -1 when it is not. */
-  slotOf(file: string): number {
-    return this.#slots.get(file) ?? -1;
+  /** Where the folder `parent + name` is kept, or -1 when it is not. */
+  slotOf(parent: string, name: string): number {
+    if (this.#size === 0) return -1;
+    return this.#slots.get(parent)?.get(name) ?? -1;
   }
 
   /**
@@ -42,12 +46,21 @@ export class LoadCache {
     return undefined;
   }
 
-  /** Keeps `loaded` for `file`, read from the version `stats` describe with the clock at `readAt` before the read. */
-  set(file: string, loaded: LoadedSkill, stats: Stats, readAt: number): void {
-    let slot = this.#slots.get(file);
+  /**
+   * Keeps `loaded` for the folder `parent + name`, read from the version `stats` describe
+   * with the clock at `readAt` before the read.
+   */
+  set(parent: string, name: string, loaded: LoadedSkill, stats: Stats, readAt: number): void {
+    let folder = this.#slots.get(parent);
+    if (folder === undefined) {
+      folder = new Map<string, number>();
+      this.#slots.set(parent, folder);
+    }
+    let slot = folder.get(name);
     if (slot === undefined) {
       slot = this.#free.pop() ?? this.#loads.length;
-      this.#slots.set(file, slot);
+      folder.set(name, slot);
+      this.#size += 1;
     }
     if (slot === this.#loads.length) this.#loads.push(loaded);
     else this.#loads[slot] = loaded;
@@ -64,11 +77,14 @@ export class LoadCache {
     this.#stamps[at + 4] = readAt;
   }
 
-  /** Forgets `file`. */
-  delete(file: string): void {
-    const slot = this.#slots.get(file);
-    if (slot === undefined) return;
-    this.#slots.delete(file);
+  /** Forgets the folder `parent + name`. */
+  delete(parent: string, name: string): void {
+    const folder = this.#slots.get(parent);
+    const slot = folder?.get(name);
+    if (folder === undefined || slot === undefined) return;
+    folder.delete(name);
+    if (folder.size === 0) this.#slots.delete(parent);
+    this.#size -= 1;
     this.#loads[slot] = undefined;
     this.#free.push(slot);
   }

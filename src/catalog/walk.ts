@@ -43,8 +43,11 @@ export const DEFAULT_WALK_LIMITS: WalkLimits = {
  * listing plus an open. It returns false only when the folder holds no SKILL.md.
  * `name` is the folder's own name and `realDirectory` its real path (links resolved):
  * reading through it spares the system resolving the same links for every file.
+ * `parent` is the path of the folder's parent with a separator at the end (`directory`
+ * is `parent + name`), the same string for every folder of one listing; it is empty for
+ * the root itself.
  */
-export type SkillProbe = (directory: string, name: string, realDirectory: string) => boolean;
+export type SkillProbe = (directory: string, name: string, realDirectory: string, parent: string) => boolean;
 
 /** What a walk tells its caller as it goes. */
 export interface SkillWalker {
@@ -117,7 +120,7 @@ export function walkSkillFolders(
   const rootReal = realPathOr(root);
   if (
     rootEntries.some((entry) => entry.name === SKILL_FILE) &&
-    walker.probe(root, basename(root), rootReal)
+    walker.probe(root, basename(root), rootReal, "")
   ) {
     walker.found(root, undefined);
     return { exists: true, diagnostics };
@@ -168,7 +171,7 @@ export function walkSkillFolders(
         stop(`more than ${limits.maxFolders} folders below ${root}; the rest were not searched`);
         return;
       }
-      if (walker.probe(child, name, realChild)) {
+      if (walker.probe(child, name, realChild, listing.prefix)) {
         if (recorded >= limits.maxSkills) {
           stop(`more than ${limits.maxSkills} skills below ${root}; the rest were not loaded`);
           return;

@@ -67,9 +67,29 @@ const NON_STRING_VALUES = new Set([
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
 const NEEDS_LINE_PARSER = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\ufeff\\]| #/;
 
+/** Strings by their length: at most a few candidates to compare a piece of text with. */
+type KnownStrings = readonly (readonly string[] | undefined)[];
+
+function byLength(strings: readonly string[]): KnownStrings {
+  const table: string[][] = [];
+  for (const text of strings) {
+    const sameLength = table[text.length] ?? [];
+    sameLength.push(text);
+    table[text.length] = sameLength;
+  }
+  return table;
+}
+
 /** Keys most SKILL.md files use, returned as these very strings instead of a new slice each. */
-const COMMON_KEYS = ["name", "description", "license", "allowed-tools", "metadata", "compatibility"];
-const COMMON_METADATA_KEYS = [
+const COMMON_KEYS = byLength([
+  "name",
+  "description",
+  "license",
+  "allowed-tools",
+  "metadata",
+  "compatibility",
+]);
+const COMMON_METADATA_KEYS = byLength([
   "author",
   "version",
   "skillgate.tier",
@@ -77,10 +97,10 @@ const COMMON_METADATA_KEYS = [
   "skillgate.network",
   "skillgate.allowed-domains",
   "parameters_schema",
-];
+]);
 
 /** The governance values metadata most often holds, returned as these strings instead of a slice each. */
-const COMMON_METADATA_VALUES = [
+const COMMON_METADATA_VALUES = byLength([
   "read",
   "change",
   "destructive",
@@ -90,8 +110,8 @@ const COMMON_METADATA_VALUES = [
   "queue",
   "none",
   "bridge",
-];
-const NONE_KNOWN: readonly string[] = [];
+]);
+const NONE_KNOWN: KnownStrings = [];
 
 /** Reads the common shape, or returns `undefined` when the text needs a fuller parser. */
 export function scanFrontMatter(yaml: string): Record<string, unknown> | undefined {
@@ -240,7 +260,7 @@ function scalar(
   yaml: string,
   start: number,
   stop: number,
-  known: readonly string[] = NONE_KNOWN,
+  known: KnownStrings = NONE_KNOWN,
 ): string | undefined {
   const first = yaml.charCodeAt(start);
   if (first === DOUBLE_QUOTE || first === SINGLE_QUOTE) {
@@ -299,16 +319,15 @@ function trimEnd(yaml: string, start: number, end: number): number {
 }
 
 /** The key in `[start, end)`: one of `known` when it is one, else a new slice. */
-function keyText(yaml: string, start: number, end: number, known: readonly string[]): string {
+function keyText(yaml: string, start: number, end: number, known: KnownStrings): string {
   return knownText(yaml, start, end, known) ?? yaml.slice(start, end);
 }
 
 /** The one of `known` that `[start, end)` holds, if any. */
-function knownText(yaml: string, start: number, end: number, known: readonly string[]): string | undefined {
-  const length = end - start;
-  for (const candidate of known) {
-    if (candidate.length === length && sameCharacters(yaml, start, candidate)) return candidate;
-  }
+function knownText(yaml: string, start: number, end: number, known: KnownStrings): string | undefined {
+  const candidates = known[end - start];
+  if (candidates === undefined) return undefined;
+  for (const candidate of candidates) if (sameCharacters(yaml, start, candidate)) return candidate;
   return undefined;
 }
 

@@ -23,22 +23,26 @@ describe("LoadCache", () => {
   it("reuses a load only while the file's version is the one read, and grows past 64 files", () => {
     const tree = makeTree();
     const cache = new LoadCache();
-    const files = Array.from({ length: 150 }, (_, index) => join(tree, `file-${index}`));
-    const loads = files.map((file) => {
-      writeFileSync(file, `version one of ${file}`);
-      const loaded = loadFor(file);
-      cache.set(file, loaded, lstatSync(file), LATE);
+    const parent = `${tree}/`;
+    const names = Array.from({ length: 150 }, (_, index) => `file-${index}`);
+    expect(cache.slotOf(parent, "file-0")).toBe(-1);
+    const loads = names.map((name) => {
+      writeFileSync(join(tree, name), `version one of ${name}`);
+      const loaded = loadFor(name);
+      cache.set(parent, name, loaded, lstatSync(join(tree, name)), LATE);
       return loaded;
     });
-    files.forEach((file, index) => {
-      const slot = cache.slotOf(file);
+    names.forEach((name, index) => {
+      const slot = cache.slotOf(parent, name);
       expect(slot).not.toBe(-1);
-      expect(cache.loadIfUnchanged(slot, lstatSync(file))).toBe(loads[index]);
+      expect(cache.loadIfUnchanged(slot, lstatSync(join(tree, name)))).toBe(loads[index]);
     });
-    const changed = files[70] as string;
-    writeFileSync(changed, "a longer second version of the file");
-    expect(cache.loadIfUnchanged(cache.slotOf(changed), lstatSync(changed))).toBeUndefined();
-    expect(cache.slotOf(join(tree, "never-seen"))).toBe(-1);
+    writeFileSync(join(tree, "file-70"), "a longer second version of the file");
+    expect(
+      cache.loadIfUnchanged(cache.slotOf(parent, "file-70"), lstatSync(join(tree, "file-70"))),
+    ).toBeUndefined();
+    expect(cache.slotOf(parent, "never-seen")).toBe(-1);
+    expect(cache.slotOf("/elsewhere/", "file-0")).toBe(-1);
   });
 
   it("does not trust a version read within the racy window of its last change", () => {
@@ -47,8 +51,8 @@ describe("LoadCache", () => {
     writeFileSync(file, "x");
     const cache = new LoadCache();
     const stats = lstatSync(file);
-    cache.set(file, loadFor(file), stats, stats.ctimeMs + 10);
-    expect(cache.loadIfUnchanged(cache.slotOf(file), lstatSync(file))).toBeUndefined();
+    cache.set(`${tree}/`, "fresh", loadFor(file), stats, stats.ctimeMs + 10);
+    expect(cache.loadIfUnchanged(cache.slotOf(`${tree}/`, "fresh"), lstatSync(file))).toBeUndefined();
   });
 
   it("forgets a file and gives its slot to the next one", () => {
@@ -58,13 +62,13 @@ describe("LoadCache", () => {
     writeFileSync(first, "1");
     writeFileSync(second, "2");
     const cache = new LoadCache();
-    cache.set(first, loadFor(first), lstatSync(first), LATE);
-    const slot = cache.slotOf(first);
-    cache.delete(first);
-    expect(cache.slotOf(first)).toBe(-1);
+    cache.set("", first, loadFor(first), lstatSync(first), LATE);
+    const slot = cache.slotOf("", first);
+    cache.delete("", first);
+    expect(cache.slotOf("", first)).toBe(-1);
     const loaded = loadFor(second);
-    cache.set(second, loaded, lstatSync(second), LATE);
-    expect(cache.slotOf(second)).toBe(slot);
+    cache.set(`${tree}/`, "second", loaded, lstatSync(second), LATE);
+    expect(cache.slotOf(`${tree}/`, "second")).toBe(slot);
     expect(cache.loadIfUnchanged(slot, lstatSync(second))).toBe(loaded);
   });
 });
