@@ -9,7 +9,7 @@ import {
   SANDBOX_UID,
   SKILL_MOUNT,
 } from "./layout.js";
-import { prlimitOptions, type SandboxResources } from "./limits.js";
+import { dashUlimitPairs, prlimitOptions, type SandboxResources } from "./limits.js";
 
 /**
  * The extra descriptors of the launch chain (the child's fd numbers, after stdin, stdout and
@@ -63,6 +63,11 @@ export interface BwrapRun {
   readonly scriptInside: string;
   readonly interpreter: "node" | "other";
   /**
+   * The launcher sets the limits with its shell's `ulimit` instead of running `prlimit`
+   * (only when that shell is dash, whose letters and units {@link dashUlimitPairs} uses).
+   */
+  readonly shellLimits?: boolean;
+  /**
    * Hold the sandbox at its start until a byte arrives on {@link SANDBOX_FDS.block}: the
    * runner first makes sure its first process is in the run's cgroups.
    */
@@ -73,8 +78,10 @@ export interface BwrapRun {
 const COMPLETE = "SKILLGATE_LAUNCH";
 
 /**
- * The sandbox's first program: it rebuilds the run's command from `SKILLGATE_ARG_0…N-1`
- * (`SKILLGATE_ARGC` of them), removes those variables, and becomes the command. The command
+ * The sandbox's first program: it sets the run's limits given in `SKILLGATE_LIMITS` (dash's
+ * `ulimit` letters and values, see {@link dashUlimitPairs}; the command then has no
+ * `prlimit`), rebuilds the run's command from `SKILLGATE_ARG_0…N-1` (`SKILLGATE_ARGC` of
+ * them), removes those variables, and becomes the command. The command
  * travels in the environment because bubblewrap takes the command only from its own command
  * line, which is fixed before the run is known. It runs nothing (exit 125) unless
  * `SKILLGATE_LAUNCH=complete`, the last argument written, is there: a writer that died
@@ -83,6 +90,9 @@ const COMPLETE = "SKILLGATE_LAUNCH";
 export const LAUNCHER_SCRIPT = [
   `[ "$${COMPLETE}" = complete ] || { echo "HOST: the sandbox's launch arguments were incomplete; nothing ran." >&2; exit 125; }`,
   'case "$SKILLGATE_ARGC" in "" | *[!0-9]*) exit 125 ;; esac',
+  'case "$SKILLGATE_LIMITS" in *[!\\ pvfc0-9]*) exit 125 ;; esac',
+  "set -- $SKILLGATE_LIMITS",
+  'while [ "$#" -ge 2 ]; do ulimit "-$1" "$2" || exit 125; shift 2; done',
   "set --",
   "i=0",
   'while [ "$i" -lt "$SKILLGATE_ARGC" ]; do',
@@ -91,7 +101,7 @@ export const LAUNCHER_SCRIPT = [
   "  i=$((i + 1))",
   "done",
   '[ "$#" -gt 0 ] || exit 125',
-  `unset SKILLGATE_ARGC ${COMPLETE}`,
+  `unset SKILLGATE_ARGC SKILLGATE_LIMITS ${COMPLETE}`,
   'exec "$@"',
 ].join("\n");
 
@@ -158,10 +168,10 @@ export function bwrapCommandLine(shape: BwrapShape, runId: string, command?: rea
 
 /**
  * The run's command inside the sandbox: the interpreter and script wrapped in `prlimit`
- * (and the proxy bridge).
+ * (unless the launcher sets the limits) and the proxy bridge.
  */
-export function runCommand(run: BwrapRun): string[] {
-  const command = [run.prlimit, ...prlimitOptions(run.resources, run.interpreter), "--"];
+export function runCommand(run: BwrapRun, withPrlimit = true): string[] {
+  const command = withPrlimit ? [run.prlimit, ...prlimitOptions(run.resources, run.interpreter), "--"] : [];
   if (run.proxySocketSource !== undefined && run.socat !== undefined)
     command.push(run.shell, "-c", proxyBridgeScript(run.socat), "skillgate-proxy-bridge");
   command.push(...run.command, run.scriptInside);
@@ -188,7 +198,9 @@ export function bwrapRunArguments(run: BwrapRun, launcher: boolean): string[] {
   if (run.proxySocketSource !== undefined) args.push("--ro-bind", run.proxySocketSource, PROXY_SOCKET_MOUNT);
   if (run.block === true) args.push("--block-fd", String(SANDBOX_FDS.block));
   if (!launcher) return args;
-  const command = runCommand(run);
+  const shellLimits = run.shellLimits === true;
+  if (shellLimits) setenv("SKILLGATE_LIMITS", dashUlimitPairs(run.resources, run.interpreter));
+  const command = runCommand(run, !shellLimits);
   setenv("SKILLGATE_ARGC", String(command.length));
   for (const [index, part] of command.entries()) setenv(`SKILLGATE_ARG_${index}`, part);
   setenv(COMPLETE, "complete");

@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { accessSync, constants, realpathSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 
 /** Where host programs are looked for; PATH is not consulted, so nothing earlier on it can stand in. */
 export const TOOL_FOLDERS = ["/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin"] as const;
@@ -122,6 +122,22 @@ export function bwrapFeatures(bwrap: string): BwrapFeatures | undefined {
   }
   featureCache.set(bwrap, features);
   return features;
+}
+
+const dashCache = new Map<string, boolean>();
+
+/** Whether a shell is dash (its real file is named `dash`), looked up once per path and process. */
+export function shellIsDash(shell: string): boolean {
+  let known = dashCache.get(shell);
+  if (known === undefined) {
+    try {
+      known = basename(realpathSync(shell)) === "dash";
+    } catch {
+      known = false;
+    }
+    dashCache.set(shell, known);
+  }
+  return known;
 }
 
 const deathSignalCache = new Map<string, boolean>();

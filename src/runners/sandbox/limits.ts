@@ -77,6 +77,24 @@ export function prlimitOptions(resources: SandboxResources, interpreter: "node" 
 }
 
 /**
+ * The same caps for dash's `ulimit` builtin, as `letter value` pairs: processes (`p`),
+ * address space in KiB (`v`), file size and core size in 512-byte blocks (`f`, `c`); dash
+ * sets soft and hard alike. Values are rounded down to whole units, never up.
+ */
+export function dashUlimitPairs(resources: SandboxResources, interpreter: "node" | "other"): string {
+  const addressSpace =
+    interpreter === "node"
+      ? resources.memoryBytes + NODE_ADDRESS_SPACE_HEADROOM_BYTES
+      : resources.memoryBytes;
+  return [
+    `p ${resources.processes}`,
+    `v ${Math.floor(addressSpace / 1024)}`,
+    `f ${Math.floor(resources.fileSizeBytes / 512)}`,
+    "c 0",
+  ].join(" ");
+}
+
+/**
  * `NODE_OPTIONS` that caps a Node script's old-generation heap at three quarters of the
  * memory limit: the young generation, code and buffers need the rest, so a heap that grows
  * without end ends in Node's own "heap out of memory" error rather than the OOM killer.

@@ -4,7 +4,7 @@ import type { RunResult } from "../contract.js";
 import { MAX_ARGUMENTS_JSON_BYTES } from "../local-runner.js";
 import { type BwrapRun, bwrapRunArguments, encodeArguments, runCommand } from "./bwrap-arguments.js";
 import { type CgroupSupport, hostCgroupSupport } from "./cgroup-detect.js";
-import { type BwrapFeatures, chainDeathSignal, sandboxTools } from "./host-tools.js";
+import { type BwrapFeatures, chainDeathSignal, sandboxTools, shellIsDash } from "./host-tools.js";
 import { launchShape } from "./launch-shape.js";
 import { portalSources, portalTargets } from "./launcher.js";
 import {
@@ -186,7 +186,13 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
     };
     // A launch made for this run is moved into its cgroups while it starts, and held until it is inside.
     const held = current.chain.block !== undefined;
-    const data = encodeArguments(bwrapRunArguments({ ...bound, block: held }, prestarted !== undefined));
+    // A launcher that is dash sets the limits itself: one exec (prlimit) fewer.
+    const data = encodeArguments(
+      bwrapRunArguments(
+        { ...bound, block: held, shellLimits: shellIsDash(ready.shell) },
+        prestarted !== undefined,
+      ),
+    );
     const outcome = await runSandboxProcess({
       chain: current.chain,
       arguments: data,

@@ -11,14 +11,18 @@ import {
   proxyBridgeScript,
   runCommand,
 } from "../../../src/runners/sandbox/bwrap-arguments.js";
-import { parseBwrapFeatures } from "../../../src/runners/sandbox/host-tools.js";
+import { parseBwrapFeatures, shellIsDash } from "../../../src/runners/sandbox/host-tools.js";
 import {
   launchCommand,
   PORTAL_SCRIPT,
   portalSources,
   portalTargets,
 } from "../../../src/runners/sandbox/launcher.js";
-import { DEFAULT_SANDBOX_RESOURCES, prlimitOptions } from "../../../src/runners/sandbox/limits.js";
+import {
+  DEFAULT_SANDBOX_RESOURCES,
+  dashUlimitPairs,
+  prlimitOptions,
+} from "../../../src/runners/sandbox/limits.js";
 
 const HELP = [
   "--args FD",
@@ -134,6 +138,23 @@ describe("bubblewrap's arguments", () => {
       LAUNCHER_SCRIPT,
       launcherName("abc123"),
     ]);
+  });
+
+  it("lets a launcher that is dash set the limits: no prlimit in its command", () => {
+    const data = bwrapRunArguments(run({ shellLimits: true }), true);
+    const env = new Map<string, string>();
+    for (let index = 0; index < data.length; index += 1)
+      if (data[index] === "--setenv") env.set(data[index + 1] ?? "", data[index + 2] ?? "");
+    expect(env.get("SKILLGATE_LIMITS")).toBe("p 256 v 1048576 f 131072 c 0");
+    expect(env.get("SKILLGATE_ARGC")).toBe("3");
+    expect([0, 1, 2].map((index) => env.get(`SKILLGATE_ARG_${index}`))).toEqual([
+      "/usr/bin/python3",
+      "-B",
+      "/skill/scripts/run.py",
+    ]);
+    // A chain for a known run has no launcher: prlimit stays.
+    expect(runCommand(run({ shellLimits: true }))[0]).toBe("/usr/bin/prlimit");
+    expect(bwrapRunArguments(run({ shellLimits: true }), false)).not.toContain("SKILLGATE_LIMITS");
   });
 
   it("for a known run, puts its command on the command line and leaves the launcher out", () => {
@@ -281,9 +302,26 @@ describe("the launcher", () => {
     const result = launch({ KEEP: "kept", ...commandEnv(["/usr/bin/printf", "[%s]\n", ...awkward]) });
     expect(result.status).toBe(0);
     expect(result.stdout).toBe(awkward.map((part) => `[${part}]\n`).join(""));
-    const env = launch({ KEEP: "kept", ...commandEnv(["/usr/bin/env"]) });
+    const env = launch({ KEEP: "kept", SKILLGATE_LIMITS: "c 0", ...commandEnv(["/usr/bin/env"]) });
     expect(env.stdout.split("\n").filter((line) => line.startsWith("SKILLGATE_"))).toEqual([]);
     expect(env.stdout).toContain("KEEP=kept\n");
+  });
+
+  it("sets the limits it is given with dash's ulimit, soft and hard alike, and refuses anything but letters and numbers", () => {
+    if (!shellIsDash("/bin/sh")) return;
+    const limits = dashUlimitPairs(DEFAULT_SANDBOX_RESOURCES, "node");
+    expect(limits).toBe("p 256 v 2097152 f 131072 c 0");
+    const result = launch({ SKILLGATE_LIMITS: limits, ...commandEnv(["/usr/bin/cat", "/proc/self/limits"]) });
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/Max processes\s+256\s+256 /);
+    expect(result.stdout).toMatch(/Max address space\s+2147483648\s+2147483648 /);
+    expect(result.stdout).toMatch(/Max file size\s+67108864\s+67108864 /);
+    expect(result.stdout).toMatch(/Max core file size\s+0\s+0 /);
+    for (const bad of ["p 256; id", "p $(id)", "x 1", "v 1e+30"]) {
+      const refused = launch({ SKILLGATE_LIMITS: bad, ...commandEnv(["/usr/bin/echo", "ran"]) });
+      expect(refused.status, bad).toBe(125);
+      expect(refused.stdout).toBe("");
+    }
   });
 
   it("runs nothing unless its arguments arrived whole (125)", () => {
