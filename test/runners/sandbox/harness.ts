@@ -223,8 +223,9 @@ export function portalsLeft(): string[] {
       // gone while listing
     }
   }
+  // Only this process's folders: other test files run sandboxes in parallel in the same tmpdir.
   return readdirSync(tmpdir())
-    .filter((name) => name.startsWith("skillgate-portal-"))
+    .filter((name) => name.startsWith(`skillgate-portal-${process.pid}-`))
     .filter((name) => !named.has(join(tmpdir(), name)));
 }
 

@@ -337,7 +337,8 @@ describe("refusals: nothing starts, nothing is written", () => {
       expect(result.stdout).toBe("");
       expect(result.sandbox).toBeUndefined();
       expect(hashOf(snapshot)).toBe(before);
-      expect(leftoverPortals()).toEqual(portalsBefore);
+      // Nothing new: a folder of a run that ended before may still be going away meanwhile.
+      expect(leftoverPortals().filter((name) => !portalsBefore.includes(name))).toEqual([]);
       expect(cgroupsOfRun(result)).toEqual([]);
     });
   }

@@ -259,7 +259,9 @@ describe("a sandbox started ahead", () => {
     const pool = newPool();
     const snapshot = snapshotOf({ "scripts/echo.py": ECHO }, 0o700);
     const before = hashOf(snapshot);
-    const portals = () => readdirSync(tmpdir()).filter((name) => name.startsWith("skillgate-portal-"));
+    // Only this process's folders: other test files run sandboxes in parallel in the same tmpdir.
+    const portals = () =>
+      readdirSync(tmpdir()).filter((name) => name.startsWith(`skillgate-portal-${process.pid}-`));
     const portalsBefore = portals();
     const cold = await run(pool, snapshot, "scripts/echo.py");
     await ready(pool);
