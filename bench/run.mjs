@@ -1,7 +1,7 @@
 /**
  * Runs every benchmark (discovery, runners, MCP, then the sandbox) against the built package and prints the
  * results. `npm run bench` builds first; `node bench/run.mjs --sizes 1000` is a quick run;
- * `--only discovery`, `--only runners` or `--only mcp` runs one of them.
+ * `--only discovery`, `--only runners`, `--only mcp` or `--only sandbox` runs one of them.
  * BENCH_DIST points at another build (e.g. a temp outDir). `--json FILE` also writes the
  * raw measurements. Targets are reported as PASS/MISS; the exit code is 0 either way,
  * and 1 only when the benchmark itself fails (e.g. a contestant found the wrong count).
@@ -42,8 +42,8 @@ const load = () =>
     .join(" ");
 const loadBefore = load();
 const only = values.only;
-if (only !== undefined && only !== "discovery" && only !== "runners" && only !== "mcp") {
-  console.error(`--only takes discovery, runners or mcp, got ${only}`);
+if (only !== undefined && !["discovery", "runners", "mcp", "sandbox"].includes(only)) {
+  console.error(`--only takes discovery, runners, mcp or sandbox, got ${only}`);
   process.exit(2);
 }
 try {
@@ -95,7 +95,8 @@ try {
     console.log(`\n${formatMcpResults(mcp)}`);
     console.log(mcpTargetsMet(mcp) ? "MCP load_skill target met" : "MISS: MCP load_skill target");
   }
-  if (only === undefined) console.log(`\n${await (await import("./sandbox.mjs")).sandboxReport({ log })}`);
+  if (only === undefined || only === "sandbox")
+    console.log(`\n${await (await import("./sandbox.mjs")).sandboxReport({ log })}`);
   if (values.json !== undefined)
     writeFileSync(
       values.json,

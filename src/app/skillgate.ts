@@ -83,7 +83,7 @@ export interface Skillgate {
   createTurn(options: TurnOptions): Turn;
   /** The context of a `/create-skill` review: candidate chats and what to do. */
   createSkillReviewContext(): Promise<string>;
-  /** Closes the chat database. */
+  /** Closes the chat database and stops the sandbox kept ahead for the next run. */
   close(): void;
 }
 
@@ -144,7 +144,7 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
       host: refusal.host,
       ...(refusal.port !== null ? { port: refusal.port } : {}),
     });
-  const runner = runnerOf(options, data, () => catalog.config, auditRefusal);
+  const { runner, sandbox } = runnerOf(options, data, () => catalog.config, auditRefusal);
   const chatEnvironment = {
     chatLog: openChatLog,
     reviews: () => {
@@ -185,7 +185,11 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
       return turn;
     },
     createSkillReviewContext: () => createSkillReviewContext(chatEnvironment),
-    close: () => chatLog?.close(),
+    close: () => {
+      chatLog?.close();
+      // The sandbox started ahead for the next run is not needed any more.
+      void sandbox?.close();
+    },
   };
 }
 
@@ -200,7 +204,8 @@ function runnerOf(
   data: string,
   config: () => SkillgateConfig,
   auditRefusal: (skill: string, refusal: ProxyRefusal, call: RunRequest["call"]) => void,
-): Runner {
+): { runner: Runner; sandbox: SandboxRunner | undefined } {
+  let sandbox: SandboxRunner | undefined;
   const chosen =
     options.runner ??
     (() => {
@@ -210,13 +215,16 @@ function runnerOf(
         snapshots,
         isTrusted: trustedSkills(() => config().runners.local.trusted),
       });
-      const sandbox = new SandboxRunner({
+      sandbox = new SandboxRunner({
         snapshots,
         proxy: domainProxyProvider({ onRefusal: auditRefusal }),
       });
       return new RunnerRouter({ snapshots, runners: { local, sandbox, ...options.runners } });
     })();
-  return options.observeRuns === undefined ? chosen : observedRunner(chosen, options.observeRuns);
+  return {
+    runner: options.observeRuns === undefined ? chosen : observedRunner(chosen, options.observeRuns),
+    sandbox,
+  };
 }
 
 /** The configuration's default run limits. */
