@@ -170,7 +170,7 @@ export class SkillDiscovery {
         return true;
       }
       loaded = loadSkillHead(read, directory, file, loadOptions, folderName);
-      cache.set(parent, key, loaded, read.stats, readAt);
+      cache.add(parent, key, loaded, read.stats, readAt);
       return true;
     };
     const found = (directory: string, escapedTo: string | undefined): void => {

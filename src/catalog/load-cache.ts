@@ -47,21 +47,19 @@ export class LoadCache {
   }
 
   /**
-   * Keeps `loaded` for the folder `parent + name`, read from the version `stats` describe
-   * with the clock at `readAt` before the read.
+   * Keeps `loaded` for the folder `parent + name`, which is not kept (slotOf gave -1, or
+   * it was just deleted), read from the version `stats` describe with the clock at
+   * `readAt` before the read.
    */
-  set(parent: string, name: string, loaded: LoadedSkill, stats: Stats, readAt: number): void {
+  add(parent: string, name: string, loaded: LoadedSkill, stats: Stats, readAt: number): void {
     let folder = this.#slots.get(parent);
     if (folder === undefined) {
       folder = new Map<string, number>();
       this.#slots.set(parent, folder);
     }
-    let slot = folder.get(name);
-    if (slot === undefined) {
-      slot = this.#free.pop() ?? this.#loads.length;
-      folder.set(name, slot);
-      this.#size += 1;
-    }
+    const slot = this.#free.pop() ?? this.#loads.length;
+    folder.set(name, slot);
+    this.#size += 1;
     if (slot === this.#loads.length) this.#loads.push(loaded);
     else this.#loads[slot] = loaded;
     if ((slot + 1) * STAMPS > this.#stamps.length) {

@@ -100,7 +100,8 @@ export interface ParsedFrontMatter {
  * bounded alias expansion. Problems come back as diagnostics, never as exceptions.
  */
 export function parseFrontMatterYaml(yaml: string, path?: string): ParsedFrontMatter {
-  const bytes = Buffer.byteLength(yaml, "utf8");
+  // A UTF-16 unit takes at most 3 bytes in UTF-8: a short text is under the limit uncounted.
+  const bytes = yaml.length * 3 <= MAX_FRONT_MATTER_BYTES ? 0 : Buffer.byteLength(yaml, "utf8");
   if (bytes > MAX_FRONT_MATTER_BYTES) {
     return failed(
       "front_matter_too_large",

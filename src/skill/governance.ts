@@ -55,38 +55,45 @@ export function readGovernance(
   metadata: Readonly<Record<string, unknown>>,
   context: { path?: string; mode: ValidationMode },
 ): { governance: Governance; diagnostics: Diagnostic[] } {
-  const diagnostics: Diagnostic[] = [];
-  const report = (code: "invalid_governance" | "invalid_parameters_schema", message: string, field: string) =>
-    diagnostics.push(diagnostic(code, "error", message, { path: context.path, field: `metadata.${field}` }));
-
+  const problems = new GovernanceProblems(context.path);
   const execution = readChoice(
     metadata,
     GOVERNANCE_KEYS.execution,
     EXECUTION_MODES,
     DEFAULT_GOVERNANCE.execution,
-    report,
+    problems,
   );
-  const tier = readChoice(metadata, GOVERNANCE_KEYS.tier, TIERS, DEFAULT_GOVERNANCE.tier, report);
+  const tier = readChoice(metadata, GOVERNANCE_KEYS.tier, TIERS, DEFAULT_GOVERNANCE.tier, problems);
   const network = readChoice(
     metadata,
     GOVERNANCE_KEYS.network,
     NETWORK_MODES,
     DEFAULT_GOVERNANCE.network,
-    report,
+    problems,
   );
   const rawDomains = metadata[GOVERNANCE_KEYS.allowedDomains];
   const rawSchema = metadata[GOVERNANCE_KEYS.parametersSchema];
   if ((rawDomains === undefined || rawDomains === null) && (rawSchema === undefined || rawSchema === null)) {
-    return { governance: sharedGovernance(execution, tier, network), diagnostics };
+    return { governance: sharedGovernance(execution, tier, network), diagnostics: problems.list };
   }
-  const allowedDomains = readDomains(rawDomains, report);
+  const allowedDomains = readDomains(rawDomains, problems);
   const schema = readParametersSchema(rawSchema);
   if (schema.problem !== undefined)
-    report("invalid_parameters_schema", schema.problem, GOVERNANCE_KEYS.parametersSchema);
+    problems.report("invalid_parameters_schema", schema.problem, GOVERNANCE_KEYS.parametersSchema);
   return {
     governance: { execution, tier, network, allowedDomains, parametersSchema: schema.schema },
-    diagnostics,
+    diagnostics: problems.list,
   };
+}
+
+/** The problems one skill's governance keys have, each naming its `metadata.` field. */
+class GovernanceProblems {
+  readonly list: Diagnostic[] = [];
+  constructor(private readonly path: string | undefined) {}
+
+  report(code: "invalid_governance" | "invalid_parameters_schema", message: string, field: string): void {
+    this.list.push(diagnostic(code, "error", message, { path: this.path, field: `metadata.${field}` }));
+  }
 }
 
 /**
@@ -121,12 +128,12 @@ function readChoice<Choice extends string>(
   key: string,
   choices: readonly Choice[],
   fallback: Choice,
-  report: (code: "invalid_governance", message: string, field: string) => void,
+  problems: GovernanceProblems,
 ): Choice {
   const raw = metadata[key];
   if (raw === undefined) return fallback;
   if (typeof raw === "string" && (choices as readonly string[]).includes(raw)) return raw as Choice;
-  report(
+  problems.report(
     "invalid_governance",
     `${key} must be one of ${choices.join(", ")} (got ${JSON.stringify(raw)})`,
     key,
@@ -134,21 +141,18 @@ function readChoice<Choice extends string>(
   return fallback;
 }
 
-function readDomains(
-  raw: unknown,
-  report: (code: "invalid_governance", message: string, field: string) => void,
-): string[] {
+function readDomains(raw: unknown, problems: GovernanceProblems): string[] {
   if (raw === undefined || raw === null) return [];
   const key = GOVERNANCE_KEYS.allowedDomains;
   let entries: unknown[];
   if (typeof raw === "string") entries = raw.split(/[\s,]+/).filter((entry) => entry.length > 0);
   else if (Array.isArray(raw)) entries = raw;
   else {
-    report("invalid_governance", `${key} must be a list of host names`, key);
+    problems.report("invalid_governance", `${key} must be a list of host names`, key);
     return [];
   }
   if (entries.length > MAX_ALLOWED_DOMAINS) {
-    report(
+    problems.report(
       "invalid_governance",
       `${key} lists ${entries.length} hosts; the limit is ${MAX_ALLOWED_DOMAINS}`,
       key,
@@ -159,7 +163,7 @@ function readDomains(
   for (const entry of entries) {
     const host = typeof entry === "string" ? canonicalHost(entry) : undefined;
     if (host === undefined) {
-      report("invalid_governance", `${key} has an invalid host ${JSON.stringify(entry)}`, key);
+      problems.report("invalid_governance", `${key} has an invalid host ${JSON.stringify(entry)}`, key);
       return [];
     }
     if (!hosts.includes(host)) hosts.push(host);

@@ -29,7 +29,7 @@ describe("LoadCache", () => {
     const loads = names.map((name) => {
       writeFileSync(join(tree, name), `version one of ${name}`);
       const loaded = loadFor(name);
-      cache.set(parent, name, loaded, lstatSync(join(tree, name)), LATE);
+      cache.add(parent, name, loaded, lstatSync(join(tree, name)), LATE);
       return loaded;
     });
     names.forEach((name, index) => {
@@ -51,7 +51,7 @@ describe("LoadCache", () => {
     writeFileSync(file, "x");
     const cache = new LoadCache();
     const stats = lstatSync(file);
-    cache.set(`${tree}/`, "fresh", loadFor(file), stats, stats.ctimeMs + 10);
+    cache.add(`${tree}/`, "fresh", loadFor(file), stats, stats.ctimeMs + 10);
     expect(cache.loadIfUnchanged(cache.slotOf(`${tree}/`, "fresh"), lstatSync(file))).toBeUndefined();
   });
 
@@ -62,12 +62,12 @@ describe("LoadCache", () => {
     writeFileSync(first, "1");
     writeFileSync(second, "2");
     const cache = new LoadCache();
-    cache.set("", first, loadFor(first), lstatSync(first), LATE);
+    cache.add("", first, loadFor(first), lstatSync(first), LATE);
     const slot = cache.slotOf("", first);
     cache.delete("", first);
     expect(cache.slotOf("", first)).toBe(-1);
     const loaded = loadFor(second);
-    cache.set(`${tree}/`, "second", loaded, lstatSync(second), LATE);
+    cache.add(`${tree}/`, "second", loaded, lstatSync(second), LATE);
     expect(cache.slotOf(`${tree}/`, "second")).toBe(slot);
     expect(cache.loadIfUnchanged(slot, lstatSync(second))).toBe(loaded);
   });
