@@ -103,10 +103,19 @@ export class SkillDiscovery {
     const reports: SourceReport[] = [];
     const seen = new SeenFolders();
     const limits = options.limits ?? DEFAULT_WALK_LIMITS;
+    // Each source name's cache, started on its first walk of this run and finished after the last.
+    const caches = new Map<string, LoadCache>();
     for (const source of sources) {
+      let cache = caches.get(source.source);
+      if (cache === undefined) {
+        cache = this.#cacheFor(source.source);
+        cache.start();
+        caches.set(source.source, cache);
+      }
       const before = candidates.length;
       const walk = this.#walk(
         source,
+        cache,
         allowedRoots,
         limits,
         candidates,
@@ -123,6 +132,7 @@ export class SkillDiscovery {
         found: candidates.length - before,
       });
     }
+    for (const cache of caches.values()) cache.finish();
     const decided = this.#decideOrReuse(candidates, options.extra, config);
     return { skills: decided.skills, decisions: decided.decisions, diagnostics, sources: reports };
   }
@@ -135,12 +145,12 @@ export class SkillDiscovery {
    */
   #walk(
     source: SkillFolderSource,
+    cache: LoadCache,
     allowedRoots: readonly string[],
     limits: WalkLimits,
     candidates: Candidates,
     seenHere: Set<string> | undefined,
   ): { readonly exists: boolean; readonly diagnostics: Diagnostic[] } {
-    const cache = this.#cacheFor(source.source);
     const name = source.source;
     const loadOptions = { source: name };
     const isEnabled = source.isEnabled;
@@ -152,15 +162,14 @@ export class SkillDiscovery {
       // The same file through its real path, for the system calls: no link resolved again.
       const realFile = isRoot ? skillFileOf(realDirectory) : realDirectory + SKILL_FILE_IN_FOLDER;
       const key = isRoot ? directory : folderName;
-      const slot = cache.slotOf(parent, key);
-      if (slot !== -1) {
+      const position = cache.find(parent, key);
+      if (position !== -1) {
         const stats = statOrUndefined(realFile);
-        const reused = stats === undefined ? undefined : cache.loadIfUnchanged(slot, stats);
+        const reused = stats === undefined ? undefined : cache.keepIfUnchanged(position, stats);
         if (reused !== undefined) {
           loaded = reused;
           return true;
         }
-        cache.delete(parent, key);
       }
       const readAt = this.#now();
       const read = readSkillFileHead(file, realFile);

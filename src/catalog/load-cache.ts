@@ -5,85 +5,131 @@ import { settledBefore } from "./file-stamps.js";
 /** Numbers kept per file: inode, size, modification and change times, and the clock before the read. */
 const STAMPS = 5;
 
+/** One run's files in the order the walk found them: folder (parent path and name), load, version. */
+class FileList {
+  readonly parents: string[] = [];
+  readonly names: string[] = [];
+  readonly loads: LoadedSkill[] = [];
+  stamps = new Float64Array(STAMPS * 64);
+
+  get length(): number {
+    return this.names.length;
+  }
+
+  push(parent: string, name: string, loaded: LoadedSkill): number {
+    const at = this.names.length * STAMPS;
+    this.parents.push(parent);
+    this.names.push(name);
+    this.loads.push(loaded);
+    if (at + STAMPS > this.stamps.length) {
+      const grown = new Float64Array(this.stamps.length * 2);
+      grown.set(this.stamps);
+      this.stamps = grown;
+    }
+    return at;
+  }
+}
+
 /**
- * The parsed SKILL.md files of one source, by folder, with the file version each was read
- * from. A catalog holds thousands, so a file costs one slot number in a map and five
- * numbers in one shared array, not an object and boxed numbers of its own; a freed slot
- * is used again. Folders are found by their parent's path and their name (as the walk
- * has them), so no long joined path is copied flat and hashed for every skill.
+ * The parsed SKILL.md files of one source with the file version each was read from, kept
+ * from one discovery run to the next. A walk visits folders in the same order every run,
+ * so a file is looked for first where it was last time: a repeat compares two short
+ * strings a skill instead of hashing a path, and a first run only appends to lists (no
+ * map, no object or boxed number per file; versions sit in one array of numbers). A folder
+ * found out of order (something was added or removed) is looked up in an index built
+ * then. Files no run visits any more are dropped when the run ends.
  */
 export class LoadCache {
-  /** Slots by parent path (ending with a separator, or empty for a root) and folder name. */
-  readonly #slots = new Map<string, Map<string, number>>();
-  #size = 0;
-  readonly #loads: (LoadedSkill | undefined)[] = [];
-  readonly #free: number[] = [];
-  #stamps = new Float64Array(STAMPS * 64);
+  /** The last finished run's files. */
+  #last = new FileList();
+  /** The files of the run in progress. */
+  #next = new FileList();
+  /** Where the next file is expected in the last run's list. */
+  #cursor = 0;
+  /** Positions in the last run's list by folder, built on the first lookup out of order. */
+  #index: Map<string, Map<string, number>> | undefined;
 
-  /** Where the folder `parent + name` is kept, or -1 when it is not. */
-  slotOf(parent: string, name: string): number {
-    if (this.#size === 0) return -1;
-    return this.#slots.get(parent)?.get(name) ?? -1;
+  /** Starts a run (dropping what an unfinished one left). */
+  start(): void {
+    this.#next = new FileList();
+    this.#cursor = 0;
+  }
+
+  /** Where the folder `parent + name` was in the last run, or -1 when it was not there. */
+  find(parent: string, name: string): number {
+    const last = this.#last;
+    const cursor = this.#cursor;
+    if (cursor < last.length && last.names[cursor] === name && last.parents[cursor] === parent) {
+      this.#cursor = cursor + 1;
+      return cursor;
+    }
+    if (last.length === 0) return -1;
+    const position = this.#lastIndex().get(parent)?.get(name);
+    if (position === undefined) return -1;
+    this.#cursor = position + 1;
+    return position;
   }
 
   /**
-   * The load kept in `slot` when `stats` (the file's current `lstat`) show the version it
-   * was read from, and that version was settled when it was read (see file-stamps.ts).
+   * Carries the load found at `position` into this run when `stats` (the file's current
+   * `lstat`) show the version it was read from, and that version was settled when it was
+   * read (see file-stamps.ts); returns it, or undefined when the file must be read again.
    */
-  loadIfUnchanged(slot: number, stats: Stats): LoadedSkill | undefined {
-    const stamps = this.#stamps;
-    const at = slot * STAMPS;
+  keepIfUnchanged(position: number, stats: Stats): LoadedSkill | undefined {
+    const last = this.#last;
+    const stamps = last.stamps;
+    const at = position * STAMPS;
     if (
-      stats.isFile() &&
-      stats.ino === stamps[at] &&
-      stats.size === stamps[at + 1] &&
-      stats.mtimeMs === stamps[at + 2] &&
-      stats.ctimeMs === stamps[at + 3] &&
-      settledBefore(stats, stamps[at + 4] as number)
+      !stats.isFile() ||
+      stats.ino !== stamps[at] ||
+      stats.size !== stamps[at + 1] ||
+      stats.mtimeMs !== stamps[at + 2] ||
+      stats.ctimeMs !== stamps[at + 3] ||
+      !settledBefore(stats, stamps[at + 4] as number)
     ) {
-      return this.#loads[slot];
+      return undefined;
     }
-    return undefined;
+    const loaded = last.loads[position] as LoadedSkill;
+    const to = this.#next.push(last.parents[position] as string, last.names[position] as string, loaded);
+    this.#next.stamps.set(stamps.subarray(at, at + STAMPS), to);
+    return loaded;
   }
 
-  /**
-   * Keeps `loaded` for the folder `parent + name`, which is not kept (slotOf gave -1, or
-   * it was just deleted), read from the version `stats` describe with the clock at
-   * `readAt` before the read.
-   */
+  /** Keeps `loaded` for the folder `parent + name`, read from the version `stats` describe with the clock at `readAt` before the read. */
   add(parent: string, name: string, loaded: LoadedSkill, stats: Stats, readAt: number): void {
-    let folder = this.#slots.get(parent);
-    if (folder === undefined) {
-      folder = new Map<string, number>();
-      this.#slots.set(parent, folder);
-    }
-    const slot = this.#free.pop() ?? this.#loads.length;
-    folder.set(name, slot);
-    this.#size += 1;
-    if (slot === this.#loads.length) this.#loads.push(loaded);
-    else this.#loads[slot] = loaded;
-    if ((slot + 1) * STAMPS > this.#stamps.length) {
-      const grown = new Float64Array(this.#stamps.length * 2);
-      grown.set(this.#stamps);
-      this.#stamps = grown;
-    }
-    const at = slot * STAMPS;
-    this.#stamps[at] = stats.ino;
-    this.#stamps[at + 1] = stats.size;
-    this.#stamps[at + 2] = stats.mtimeMs;
-    this.#stamps[at + 3] = stats.ctimeMs;
-    this.#stamps[at + 4] = readAt;
+    const next = this.#next;
+    const at = next.push(parent, name, loaded);
+    const stamps = next.stamps;
+    stamps[at] = stats.ino;
+    stamps[at + 1] = stats.size;
+    stamps[at + 2] = stats.mtimeMs;
+    stamps[at + 3] = stats.ctimeMs;
+    stamps[at + 4] = readAt;
   }
 
-  /** Forgets the folder `parent + name`. */
-  delete(parent: string, name: string): void {
-    const folder = this.#slots.get(parent);
-    const slot = folder?.get(name);
-    if (folder === undefined || slot === undefined) return;
-    folder.delete(name);
-    if (folder.size === 0) this.#slots.delete(parent);
-    this.#size -= 1;
-    this.#loads[slot] = undefined;
-    this.#free.push(slot);
+  /** Ends a run: what it kept and added is what the next run looks for. */
+  finish(): void {
+    this.#last = this.#next;
+    this.#next = new FileList();
+    this.#cursor = 0;
+    this.#index = undefined;
+  }
+
+  #lastIndex(): Map<string, Map<string, number>> {
+    if (this.#index !== undefined) return this.#index;
+    const index = new Map<string, Map<string, number>>();
+    const last = this.#last;
+    for (let position = 0; position < last.length; position += 1) {
+      const parent = last.parents[position] as string;
+      let folder = index.get(parent);
+      if (folder === undefined) {
+        folder = new Map<string, number>();
+        index.set(parent, folder);
+      }
+      // The first place wins, as a lookup in order would find it.
+      if (!folder.has(last.names[position] as string)) folder.set(last.names[position] as string, position);
+    }
+    this.#index = index;
+    return index;
   }
 }

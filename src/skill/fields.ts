@@ -114,7 +114,8 @@ function readName(
   if (name !== undefined && name !== context.folderName) {
     problems.add("name_mismatch", `name "${name}" does not match its folder "${context.folderName}"`, "name");
   }
-  return name;
+  // The same text: keep the folder's string, which the walk holds anyway, and let the copy go.
+  return name === context.folderName ? context.folderName : name;
 }
 
 /**

@@ -64,9 +64,17 @@ export function loadSkillHead(
   options: LoadSkillOptions,
   folderName = basename(directory),
 ): LoadedSkill {
-  if (head.yaml !== undefined) return loadSkillParts(head.yaml, "", directory, path, options, folderName);
+  if (head.yaml !== undefined) {
+    return loadSkillParts(head.yaml, "", directory, path, options, folderName, NO_DIAGNOSTICS);
+  }
   return loadSkillText(head.text, directory, options);
 }
+
+/**
+ * The problems of a clean skill as discovery keeps it: one frozen empty list for all, as
+ * discovery never hands a load out (decisions carry their own lists).
+ */
+const NO_DIAGNOSTICS = Object.freeze([]) as unknown as Diagnostic[];
 
 function loadSkillParts(
   yaml: string | undefined,
@@ -75,9 +83,10 @@ function loadSkillParts(
   path: string,
   options: LoadSkillOptions,
   folderName: string,
+  emptyList?: Diagnostic[],
 ): LoadedSkill {
   const mode = options.mode ?? "lenient";
-  let diagnostics: Diagnostic[] = [];
+  let diagnostics: Diagnostic[] = emptyList ?? [];
   let data: Record<string, unknown> = {};
   if (yaml !== undefined) {
     const parsed = parseFrontMatterYaml(yaml, path);
@@ -113,8 +122,10 @@ function loadSkillParts(
 /** `list` with `more` added; `list` itself when there is nothing to add (most skills). */
 function concatenated(list: Diagnostic[], more: readonly Diagnostic[]): Diagnostic[] {
   if (more.length === 0) return list;
-  for (const item of more) list.push(item);
-  return list;
+  // The shared empty list (see NO_DIAGNOSTICS) is never added to.
+  const target = Object.isFrozen(list) ? [] : list;
+  for (const item of more) target.push(item);
+  return target;
 }
 
 /** The body source of every skill loaded from a SKILL.md: reads the skill's own `where` when asked. */
