@@ -125,9 +125,9 @@ export function scanFrontMatter(yaml: string): Record<string, unknown> | undefin
       position += 1;
       continue;
     }
-    const colon = keyEnd(yaml, position, end);
-    if (colon === -1) return undefined;
-    const key = keyText(yaml, position, colon, COMMON_KEYS);
+    const colon = colonOf(yaml, position, end);
+    const key = colon === -1 ? undefined : keyAt(yaml, position, colon, COMMON_KEYS);
+    if (key === undefined) return undefined;
     // Values are strings or mappings, never undefined; a key that names something on
     // Object.prototype (`toString`) reads as taken and goes to the line parser.
     if (isReserved(key) || result[key] !== undefined) return undefined;
@@ -179,9 +179,10 @@ function readMapping(yaml: string, headerEnd: number, mapping: Record<string, st
       return spaces > 0 ? -1 : position;
     }
     const keyStart = position + indent;
-    const colon = keyEnd(yaml, keyStart, end);
+    const colon = colonOf(yaml, keyStart, end);
     if (colon === -1 || colon + 1 === end || yaml.charCodeAt(colon + 1) !== SPACE) return -1;
-    const key = keyText(yaml, keyStart, colon, COMMON_METADATA_KEYS);
+    const key = keyAt(yaml, keyStart, colon, COMMON_METADATA_KEYS);
+    if (key === undefined) return -1;
     if (isReserved(key) || mapping[key] !== undefined) return -1;
     const start = skipSpaces(yaml, colon + 1, end);
     const stop = trimEnd(yaml, start, end);
@@ -284,17 +285,28 @@ function scalar(
   return value;
 }
 
-/** Index of the colon ending a key that starts at `start`, or -1 when the line has no simple key. */
-function keyEnd(yaml: string, start: number, end: number): number {
+/** Index of the first colon of the line in `[start, end)` after at least one character, or -1. */
+function colonOf(yaml: string, start: number, end: number): number {
+  const colon = yaml.indexOf(":", start);
+  return colon > start && colon < end ? colon : -1;
+}
+
+/**
+ * The key in `[start, colon)`: one of `known` when it is one, else a new slice when it is
+ * a simple key (a letter or `_`, then letters, digits, `_`, `.` or `-`, at most 1024), else
+ * `undefined`.
+ */
+function keyAt(yaml: string, start: number, colon: number, known: KnownStrings): string | undefined {
+  const common = knownText(yaml, start, colon, known);
+  if (common !== undefined) return common;
+  if (colon - start > MAX_IMPLICIT_KEY_LENGTH) return undefined;
   const first = yaml.charCodeAt(start);
-  if (start >= end || first >= 0x80 || KEY_START[first] !== 1) return -1;
-  const last = Math.min(end, start + MAX_IMPLICIT_KEY_LENGTH + 1);
-  for (let index = start + 1; index < last; index += 1) {
+  if (first >= 0x80 || KEY_START[first] !== 1) return undefined;
+  for (let index = start + 1; index < colon; index += 1) {
     const code = yaml.charCodeAt(index);
-    if (code === COLON) return index;
-    if (code >= 0x80 || KEY_CHARACTER[code] !== 1) return -1;
+    if (code >= 0x80 || KEY_CHARACTER[code] !== 1) return undefined;
   }
-  return -1;
+  return yaml.slice(start, colon);
 }
 
 function lineEnd(yaml: string, from: number): number {
@@ -316,11 +328,6 @@ function trimEnd(yaml: string, start: number, end: number): number {
   let stop = end;
   while (stop > start && yaml.charCodeAt(stop - 1) === SPACE) stop -= 1;
   return stop;
-}
-
-/** The key in `[start, end)`: one of `known` when it is one, else a new slice. */
-function keyText(yaml: string, start: number, end: number, known: KnownStrings): string {
-  return knownText(yaml, start, end, known) ?? yaml.slice(start, end);
 }
 
 /** The one of `known` that `[start, end)` holds, if any. */
