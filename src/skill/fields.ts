@@ -34,10 +34,14 @@ export interface SkillFields {
 /** What {@link readSkillFields} found: the fields when the skill can load, and every problem. */
 export interface FieldsResult {
   readonly fields: SkillFields | undefined;
-  readonly diagnostics: Diagnostic[];
+  readonly diagnostics: readonly Diagnostic[];
 }
 
+const NOTHING_FOUND: readonly Diagnostic[] = Object.freeze([]);
+
 const NAME_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+/** Printable ASCII words with one space between: `split(" ")` finds exactly the runs. */
+const SPACED_WORDS = /^[!-~]+(?: [!-~]+)*$/;
 
 /**
  * Reads and checks the specification's fields. `folderName` is the skill's folder, which
@@ -78,7 +82,7 @@ export function readSkillFields(
     }
   }
   if (name === undefined || description === undefined || problems.hasLoadErrors()) {
-    return { fields: undefined, diagnostics: problems.list };
+    return { fields: undefined, diagnostics: problems.found() };
   }
   // Written out whole when there is a license (most skills), so the object is made with
   // room for all its fields at once.
@@ -87,7 +91,7 @@ export function readSkillFields(
       ? { name, description, metadata, allowedTools, license }
       : { name, description, metadata, allowedTools };
   if (compatibility !== undefined) fields.compatibility = compatibility;
-  return { fields, diagnostics: problems.list };
+  return { fields, diagnostics: problems.found() };
 }
 
 function readName(
@@ -247,7 +251,7 @@ function readMetadata(data: Record<string, unknown>, problems: Findings): Record
 function readAllowedTools(data: Record<string, unknown>, problems: Findings): string[] {
   const raw = data["allowed-tools"];
   if (raw === undefined || raw === null) return [];
-  if (typeof raw === "string") return splitOnWhiteSpace(raw);
+  if (typeof raw === "string") return SPACED_WORDS.test(raw) ? raw.split(" ") : splitOnWhiteSpace(raw);
   if (Array.isArray(raw) && raw.every((tool) => typeof tool === "string")) {
     return raw.map((tool) => tool.trim()).filter((tool) => tool.length > 0);
   }
@@ -328,7 +332,8 @@ function escapeForMessage(text: string): string {
  * when lenient.
  */
 class Findings {
-  readonly list: Diagnostic[] = [];
+  /** Made on the first finding: most skills have none. */
+  private list: Diagnostic[] | undefined;
   private loadErrors = 0;
   constructor(
     private readonly mode: ValidationMode,
@@ -336,7 +341,7 @@ class Findings {
   ) {}
 
   add(code: Diagnostic["code"], message: string, field: string): void {
-    this.list.push(
+    this.record(
       diagnostic(code, this.mode === "strict" ? "error" : "warning", message, { path: this.path, field }),
     );
   }
@@ -347,7 +352,17 @@ class Findings {
 
   fail(code: Diagnostic["code"], message: string, field: string): void {
     this.loadErrors += 1;
-    this.list.push(diagnostic(code, "error", message, { path: this.path, field }));
+    this.record(diagnostic(code, "error", message, { path: this.path, field }));
+  }
+
+  /** Everything found, in order (one shared frozen empty list when nothing was). */
+  found(): readonly Diagnostic[] {
+    return this.list ?? NOTHING_FOUND;
+  }
+
+  private record(item: Diagnostic): void {
+    if (this.list === undefined) this.list = [item];
+    else this.list.push(item);
   }
 
   hasLoadErrors(): boolean {

@@ -54,7 +54,7 @@ export const DEFAULT_GOVERNANCE: Governance = {
 export function readGovernance(
   metadata: Readonly<Record<string, unknown>>,
   context: { path?: string; mode: ValidationMode },
-): { governance: Governance; diagnostics: Diagnostic[] } {
+): { governance: Governance; diagnostics: readonly Diagnostic[] } {
   const problems = new GovernanceProblems(context.path);
   const execution = readChoice(
     metadata,
@@ -74,7 +74,7 @@ export function readGovernance(
   const rawDomains = metadata[GOVERNANCE_KEYS.allowedDomains];
   const rawSchema = metadata[GOVERNANCE_KEYS.parametersSchema];
   if ((rawDomains === undefined || rawDomains === null) && (rawSchema === undefined || rawSchema === null)) {
-    return { governance: sharedGovernance(execution, tier, network), diagnostics: problems.list };
+    return { governance: sharedGovernance(execution, tier, network), diagnostics: problems.found() };
   }
   const allowedDomains = readDomains(rawDomains, problems);
   const schema = readParametersSchema(rawSchema);
@@ -82,19 +82,29 @@ export function readGovernance(
     problems.report("invalid_parameters_schema", schema.problem, GOVERNANCE_KEYS.parametersSchema);
   return {
     governance: { execution, tier, network, allowedDomains, parametersSchema: schema.schema },
-    diagnostics: problems.list,
+    diagnostics: problems.found(),
   };
 }
 
 /** The problems one skill's governance keys have, each naming its `metadata.` field. */
 class GovernanceProblems {
-  readonly list: Diagnostic[] = [];
+  /** Made on the first problem: most skills have none. */
+  #list: Diagnostic[] | undefined;
   constructor(private readonly path: string | undefined) {}
 
   report(code: "invalid_governance" | "invalid_parameters_schema", message: string, field: string): void {
-    this.list.push(diagnostic(code, "error", message, { path: this.path, field: `metadata.${field}` }));
+    const item = diagnostic(code, "error", message, { path: this.path, field: `metadata.${field}` });
+    if (this.#list === undefined) this.#list = [item];
+    else this.#list.push(item);
+  }
+
+  /** Every problem, in order (one shared frozen empty list when there was none). */
+  found(): readonly Diagnostic[] {
+    return this.#list ?? NO_PROBLEMS;
   }
 }
+
+const NO_PROBLEMS: readonly Diagnostic[] = Object.freeze([]);
 
 /**
  * Governance without domains or a schema, one frozen object per combination of the three
