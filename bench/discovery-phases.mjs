@@ -19,11 +19,12 @@ const count = Number(process.argv[2] ?? 10_000);
 const rounds = 7;
 const internal = (path) => import(pathToFileURL(join(distFolder(), path)).href);
 const { walkSkillsRoot } = await internal("catalog/walk.js");
-const { readSkillFileText, fileSignature } = await internal("skill/read-skill-file.js");
+const { readSkillFileText, readSkillFileHead, fileSignature } = await internal("skill/read-skill-file.js");
 const { splitFrontMatter, parseFrontMatterYaml, parseWithYamlLibrary } =
   await internal("skill/front-matter.js");
 const { parseSimpleFrontMatter } = await internal("skill/simple-yaml.js");
-const { loadSkillText } = await internal("skill/load-skill.js");
+const { scanFrontMatter } = await internal("skill/front-matter-scanner.js");
+const { loadSkillText, loadSkillHead } = await internal("skill/load-skill.js");
 const { readSkillFields } = await internal("skill/fields.js");
 const { readGovernance } = await internal("skill/governance.js");
 const skillgate = await importSkillgate();
@@ -43,6 +44,8 @@ const simpleIndexes = yamls.flatMap((yaml, index) =>
   parseSimpleFrontMatter(yaml) === undefined ? [] : [index],
 );
 const parsed = yamls.map((yaml) => parseFrontMatterYaml(yaml).data);
+const heads = files.map((file) => readSkillFileHead(file));
+const scannerMisses = yamls.filter((yaml) => scanFrontMatter(yaml) === undefined).length;
 const bodies = texts.map((text) => splitFrontMatter(text).body);
 
 const phases = {
@@ -61,11 +64,17 @@ const phases = {
   "readSkillFileText x N (O_NOFOLLOW, fstat, decode)": () => {
     for (const file of files) readSkillFileText(file);
   },
+  "readSkillFileHead x N (same checks, front matter decoded)": () => {
+    for (const file of files) readSkillFileHead(file);
+  },
   "splitFrontMatter x N": () => {
     for (const text of texts) splitFrontMatter(text);
   },
-  "parseSimpleFrontMatter x N (fast path only)": () => {
+  "parseSimpleFrontMatter x N (line-based fast path only)": () => {
     for (const yaml of yamls) parseSimpleFrontMatter(yaml);
+  },
+  "scanFrontMatter x N (one-pass scanner only)": () => {
+    for (const yaml of yamls) scanFrontMatter(yaml);
   },
   "parseFrontMatterYaml x N (fast path + yaml fallback)": () => {
     for (const yaml of yamls) parseFrontMatterYaml(yaml);
@@ -90,6 +99,12 @@ const phases = {
     for (const index of simpleIndexes)
       loadSkillText(texts[index], join(tree, names[index]), { source: "config" });
   },
+  "loadSkillHead x N (discovery's load: parse, fields, governance, Skill)": () => {
+    for (let index = 0; index < heads.length; index += 1) {
+      const directory = join(tree, names[index]);
+      loadSkillHead(heads[index], directory, files[index], { source: "config" });
+    }
+  },
   "loadSkillText x N (split, parse, fields, governance, Skill)": () => {
     for (let index = 0; index < texts.length; index += 1) {
       loadSkillText(texts[index], join(tree, names[index]), { source: "config" });
@@ -101,24 +116,34 @@ const repeatDiscovery = new skillgate.SkillDiscovery();
 repeatDiscovery.discover(options);
 phases["discover: repeat, nothing changed"] = () => repeatDiscovery.discover(options);
 
+// Wall time, and the process's CPU time beside it: on a shared machine the CPU time is
+// the steadier of the two (it leaves out time spent waiting for a core).
+const cpuNow = () => {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+};
 const samples = Object.fromEntries(Object.keys(phases).map((name) => [name, []]));
+const cpuSamples = Object.fromEntries(Object.keys(phases).map((name) => [name, []]));
 for (let round = 0; round < rounds; round += 1) {
   for (const [name, run] of Object.entries(phases)) {
     collect();
+    const cpuStart = cpuNow();
     const start = performance.now();
     run();
     samples[name].push(performance.now() - start);
+    cpuSamples[name].push(cpuNow() - cpuStart);
   }
 }
 
 const median = (values) => [...values].sort((left, right) => left - right)[Math.floor(values.length / 2)];
 const floorMedian = median(samples["floor: readdir + readFileSync"]);
+const floorCpuMedian = median(cpuSamples["floor: readdir + readFileSync"]);
 console.log(
-  `discovery phases, N = ${count}, ${rounds} rounds, medians; ${fallbacks} of ${count} front matters need the yaml library`,
+  `discovery phases, N = ${count}, ${rounds} rounds, medians; ${fallbacks} of ${count} front matters need the yaml library, ${scannerMisses} the line-based fast path`,
 );
 const width = Math.max(...Object.keys(phases).map((name) => name.length));
 console.log(
-  `${"phase".padEnd(width)}  ${"median".padStart(9)}  ${"us/item".padStart(8)}  ${"vs floor".padStart(8)}`,
+  `${"phase".padEnd(width)}  ${"median".padStart(9)}  ${"us/item".padStart(8)}  ${"vs floor".padStart(8)}  ${"cpu".padStart(9)}  ${"vs floor".padStart(8)}`,
 );
 const itemsOf = (name) =>
   name.includes("fallbacks only")
@@ -128,8 +153,9 @@ const itemsOf = (name) =>
       : count;
 for (const [name, values] of Object.entries(samples)) {
   const value = median(values);
+  const cpu = median(cpuSamples[name]);
   const items = itemsOf(name);
   console.log(
-    `${name.padEnd(width)}  ${`${value.toFixed(1)} ms`.padStart(9)}  ${((value * 1000) / items).toFixed(1).padStart(8)}  ${(value / floorMedian).toFixed(2).padStart(8)}`,
+    `${name.padEnd(width)}  ${`${value.toFixed(1)} ms`.padStart(9)}  ${((value * 1000) / items).toFixed(1).padStart(8)}  ${(value / floorMedian).toFixed(2).padStart(8)}  ${`${cpu.toFixed(1)} ms`.padStart(9)}  ${(cpu / floorCpuMedian).toFixed(2).padStart(8)}`,
   );
 }
