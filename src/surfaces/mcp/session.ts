@@ -135,14 +135,12 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
       if (closed) return;
       turn = makeTurn();
       if (server.transport === undefined) return;
-      await server
-        .sendToolListChanged()
-        .catch((error: unknown) =>
-          options.logger.warn("mcp notification failed", {
-            session: options.sessionId,
-            error: describeError(error),
-          }),
-        );
+      await server.sendToolListChanged().catch((error: unknown) =>
+        options.logger.warn("mcp notification failed", {
+          session: options.sessionId,
+          error: describeError(error),
+        }),
+      );
     },
     catalogChanged: async () => {
       if (closed || server.transport === undefined) return;
