@@ -251,7 +251,7 @@ function readMetadata(data: Record<string, unknown>, problems: Findings): Record
 function readAllowedTools(data: Record<string, unknown>, problems: Findings): string[] {
   const raw = data["allowed-tools"];
   if (raw === undefined || raw === null) return [];
-  if (typeof raw === "string") return SPACED_WORDS.test(raw) ? raw.split(" ") : splitOnWhiteSpace(raw);
+  if (typeof raw === "string") return splitAllowedTools(raw);
   if (Array.isArray(raw) && raw.every((tool) => typeof tool === "string")) {
     return raw.map((tool) => tool.trim()).filter((tool) => tool.length > 0);
   }
@@ -261,6 +261,11 @@ function readAllowedTools(data: Record<string, unknown>, problems: Findings): st
     "allowed-tools",
   );
   return [];
+}
+
+/** allowed-tools given as text: its words, split on any white space. */
+export function splitAllowedTools(raw: string): string[] {
+  return SPACED_WORDS.test(raw) ? raw.split(" ") : splitOnWhiteSpace(raw);
 }
 
 /**

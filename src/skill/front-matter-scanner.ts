@@ -10,52 +10,33 @@
  * parser would still take), and the caller falls back to that parser, then to `yaml`.
  */
 
-const LINE_FEED = 0x0a;
-const SPACE = 0x20;
-const DOUBLE_QUOTE = 0x22;
-const SINGLE_QUOTE = 0x27;
-const COLON = 0x3a;
-const FOLDED = 0x3e;
-const LITERAL = 0x7c;
-const DASH = 0x2d;
-
-// YAML allows an implicit key of at most 1024 characters before its ":"; longer is an error there.
-const MAX_IMPLICIT_KEY_LENGTH = 1024;
-
-/** ASCII characters allowed in a key after its first: letters, digits, `_`, `.`, `-`. */
-const KEY_CHARACTER = asciiTable("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-");
-/** ASCII characters a key may start with: letters and `_`. */
-const KEY_START = asciiTable("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_");
-/** ASCII characters a plain scalar must not start with: indicators, digits, signs, `.`, `~`. */
-const NOT_PLAIN_START = asciiTable("-?:,[]{}#&*!|>'\"%@`0123456789+.~");
-
-// Keys the core schema reads as null or booleans, or that could pollute prototypes; the
-// same words as values would not be strings. Checked only at their lengths (4, 5, 9, 11).
-const RESERVED_KEYS = new Set([
-  "null",
-  "Null",
-  "NULL",
-  "true",
-  "True",
-  "TRUE",
-  "false",
-  "False",
-  "FALSE",
-  "__proto__",
-  "constructor",
-  "prototype",
-]);
-const NON_STRING_VALUES = new Set([
-  "null",
-  "Null",
-  "NULL",
-  "true",
-  "True",
-  "TRUE",
-  "false",
-  "False",
-  "FALSE",
-]);
+import { MAX_DESCRIPTION_LENGTH, MAX_FRONT_MATTER_BYTES, MAX_NAME_LENGTH } from "../core/limits.js";
+import { nameShape, type SkillFields, splitAllowedTools } from "./fields.js";
+import {
+  COLON,
+  COMMON_KEYS,
+  COMMON_METADATA_KEYS,
+  COMMON_METADATA_VALUES,
+  DASH,
+  DOUBLE_QUOTE,
+  FOLDED,
+  FOLDED_HEADER,
+  isNonStringValue,
+  isReserved,
+  isUnicodeSpace,
+  KEY_CHARACTER,
+  KEY_START,
+  type KnownStrings,
+  LINE_FEED,
+  LITERAL,
+  LITERAL_HEADER,
+  MAX_IMPLICIT_KEY_LENGTH,
+  NONE_KNOWN,
+  NOT_PLAIN_START,
+  SINGLE_QUOTE,
+  SPACE,
+  STRIP_HEADER,
+} from "./front-matter-tables.js";
 
 /**
  * Anything the line-based fast path would refuse wherever it stands (control characters
@@ -66,52 +47,6 @@ const NON_STRING_VALUES = new Set([
  */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
 const NEEDS_LINE_PARSER = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\ufeff\\]| #/;
-
-/** Strings by their length: at most a few candidates to compare a piece of text with. */
-type KnownStrings = readonly (readonly string[] | undefined)[];
-
-function byLength(strings: readonly string[]): KnownStrings {
-  const table: string[][] = [];
-  for (const text of strings) {
-    const sameLength = table[text.length] ?? [];
-    sameLength.push(text);
-    table[text.length] = sameLength;
-  }
-  return table;
-}
-
-/** Keys most SKILL.md files use, returned as these very strings instead of a new slice each. */
-const COMMON_KEYS = byLength([
-  "name",
-  "description",
-  "license",
-  "allowed-tools",
-  "metadata",
-  "compatibility",
-]);
-const COMMON_METADATA_KEYS = byLength([
-  "author",
-  "version",
-  "skillgate.tier",
-  "skillgate.execution",
-  "skillgate.network",
-  "skillgate.allowed-domains",
-  "parameters_schema",
-]);
-
-/** The governance values metadata most often holds, returned as these strings instead of a slice each. */
-const COMMON_METADATA_VALUES = byLength([
-  "read",
-  "change",
-  "destructive",
-  "sandbox",
-  "local",
-  "node",
-  "queue",
-  "none",
-  "bridge",
-]);
-const NONE_KNOWN: KnownStrings = [];
 
 /** Reads the common shape, or returns `undefined` when the text needs a fuller parser. */
 export function scanFrontMatter(yaml: string): Record<string, unknown> | undefined {
@@ -156,6 +91,83 @@ export function scanFrontMatter(yaml: string): Record<string, unknown> | undefin
     position = end + 1;
   }
   return result;
+}
+
+/**
+ * The fields of a clean skill, read in the same pass as its front matter, for discovery:
+ * only the specification's keys (no compatibility), each once, a name that follows the
+ * rules and is `folderName`, and a description of at most 1024 characters, so that
+ * readSkillFields would find nothing. Nothing is built that the skill does not keep (no
+ * mapping of the whole front matter, no list of problems). It gives exactly what
+ * {@link scanFrontMatter} and readSkillFields give, and `undefined` for anything else,
+ * which then goes that way; a property test holds it to that.
+ */
+export function scanCleanFields(yaml: string, folderName: string): SkillFields | undefined {
+  // Longer texts may pass the front matter limit: the general way measures them.
+  if (yaml.length * 3 > MAX_FRONT_MATTER_BYTES || NEEDS_LINE_PARSER.test(yaml)) return undefined;
+  let name: string | undefined;
+  let description: string | undefined;
+  let license: string | undefined;
+  let tools: string | undefined;
+  let metadata: Record<string, string> | undefined;
+  const length = yaml.length;
+  let position = 0;
+  while (position < length) {
+    const end = lineEnd(yaml, position);
+    if (end === position) {
+      position += 1;
+      continue;
+    }
+    const colon = colonOf(yaml, position, end);
+    // Only the specification's keys, which arrive as the shared strings compared below.
+    const key = colon === -1 ? undefined : knownText(yaml, position, colon, COMMON_KEYS);
+    if (key === undefined) return undefined;
+    if (colon + 1 === end) {
+      if (key !== "metadata" || metadata !== undefined) return undefined;
+      const mapping: Record<string, string> = {};
+      position = readMapping(yaml, end, mapping);
+      if (position === -1) return undefined;
+      metadata = mapping;
+      continue;
+    }
+    if (yaml.charCodeAt(colon + 1) !== SPACE) return undefined;
+    const start = skipSpaces(yaml, colon + 1, end);
+    const stop = trimEnd(yaml, start, end);
+    if (start === stop) return undefined;
+    let value: string | undefined;
+    const header = blockHeader(yaml, start, stop);
+    if (header !== 0) {
+      const block = readBlock(yaml, end, header);
+      if (block === undefined) return undefined;
+      value = block.value;
+      position = block.next;
+    } else {
+      value = scalar(yaml, start, stop);
+      if (value === undefined) return undefined;
+      position = end + 1;
+    }
+    if (key === "name" && name === undefined) name = value;
+    else if (key === "description" && description === undefined) description = value;
+    else if (key === "license" && license === undefined) license = value;
+    else if (key === "allowed-tools" && tools === undefined) tools = value;
+    // A repeated key, compatibility, or metadata given as text.
+    else return undefined;
+  }
+  if (
+    name !== folderName ||
+    name.length > MAX_NAME_LENGTH ||
+    nameShape(name) !== "specification" ||
+    description === undefined ||
+    description.length > MAX_DESCRIPTION_LENGTH ||
+    description.trim() === ""
+  ) {
+    return undefined;
+  }
+  const allowedTools = tools === undefined ? [] : splitAllowedTools(tools);
+  // The key order readSkillFields gives; the name is the folder's string, as it returns.
+  return license !== undefined
+    ? { name: folderName, description, metadata: metadata ?? {}, allowedTools, license }
+    : { name: folderName, description, metadata: metadata ?? {}, allowedTools };
 }
 
 /**
@@ -237,10 +249,6 @@ function readBlock(
   return { value: (header & STRIP_HEADER) !== 0 ? value : `${value}\n`, next: position };
 }
 
-const LITERAL_HEADER = 1;
-const FOLDED_HEADER = 2;
-const STRIP_HEADER = 4;
-
 /** `|`, `|-`, `>` or `>-` as flags, or 0 for anything else. */
 function blockHeader(yaml: string, start: number, stop: number): number {
   const first = yaml.charCodeAt(start);
@@ -281,8 +289,7 @@ function scalar(
     if (yaml.charCodeAt(colon + 1) === SPACE) return undefined;
   }
   const value = knownText(yaml, start, stop, known) ?? yaml.slice(start, stop);
-  if (stop - start <= 5 && NON_STRING_VALUES.has(value)) return undefined;
-  return value;
+  return isNonStringValue(value) ? undefined : value;
 }
 
 /** Index of the first colon of the line in `[start, end)` after at least one character, or -1. */
@@ -343,30 +350,4 @@ function sameCharacters(yaml: string, start: number, candidate: string): boolean
     if (yaml.charCodeAt(start + index) !== candidate.charCodeAt(index)) return false;
   }
   return true;
-}
-
-function isReserved(key: string): boolean {
-  const length = key.length;
-  return (length === 4 || length === 5 || length === 9 || length === 11) && RESERVED_KEYS.has(key);
-}
-
-/** The characters outside ASCII that a regular expression's `\s` matches. */
-function isUnicodeSpace(code: number): boolean {
-  return (
-    code === 0xa0 ||
-    code === 0x1680 ||
-    (code >= 0x2000 && code <= 0x200a) ||
-    code === 0x2028 ||
-    code === 0x2029 ||
-    code === 0x202f ||
-    code === 0x205f ||
-    code === 0x3000 ||
-    code === 0xfeff
-  );
-}
-
-function asciiTable(characters: string): Uint8Array {
-  const table = new Uint8Array(128);
-  for (let index = 0; index < characters.length; index += 1) table[characters.charCodeAt(index)] = 1;
-  return table;
 }

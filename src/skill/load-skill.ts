@@ -1,8 +1,9 @@
 import { basename, join } from "node:path";
 import { type Diagnostic, type DiagnosticCode, diagnostic } from "../core/diagnostics.js";
 import { SkillgateError } from "../core/errors.js";
-import { readSkillFields, type ValidationMode } from "./fields.js";
+import { readSkillFields, type SkillFields, type ValidationMode } from "./fields.js";
 import { parseFrontMatterYaml, splitFrontMatter } from "./front-matter.js";
+import { scanCleanFields } from "./front-matter-scanner.js";
 import { readGovernance } from "./governance.js";
 import { readSkillFileText, SKILL_FILE, type SkillFileContent } from "./read-skill-file.js";
 import { Skill } from "./skill.js";
@@ -65,6 +66,8 @@ export function loadSkillHead(
   folderName = basename(directory),
 ): LoadedSkill {
   if (head.yaml !== undefined) {
+    const fields = scanCleanFields(head.yaml, folderName);
+    if (fields !== undefined) return withGovernance(fields, NO_DIAGNOSTICS, directory, path, options);
     return loadSkillParts(head.yaml, "", directory, path, options, folderName, NO_DIAGNOSTICS);
   }
   return loadSkillText(head.text, directory, options);
@@ -104,8 +107,19 @@ function loadSkillParts(
   diagnostics = concatenated(diagnostics, fieldsResult.diagnostics);
   const fields = fieldsResult.fields;
   if (fields === undefined) return { skill: undefined, diagnostics, governanceInvalid: false };
-  const governanceResult = readGovernance(fields.metadata, { path, mode });
-  diagnostics = concatenated(diagnostics, governanceResult.diagnostics);
+  return withGovernance(fields, diagnostics, directory, path, options);
+}
+
+/** The rest of loading once the fields are read: governance, then the skill. */
+function withGovernance(
+  fields: SkillFields,
+  found: Diagnostic[],
+  directory: string,
+  path: string,
+  options: LoadSkillOptions,
+): LoadedSkill {
+  const governanceResult = readGovernance(fields.metadata, { path, mode: options.mode ?? "lenient" });
+  const diagnostics = concatenated(found, governanceResult.diagnostics);
   const skill = new Skill({
     name: fields.name,
     source: options.source,
