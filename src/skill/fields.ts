@@ -2,6 +2,7 @@ import { type Diagnostic, diagnostic } from "../core/diagnostics.js";
 import { MAX_COMPATIBILITY_LENGTH, MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH } from "../core/limits.js";
 import { isPlainObject } from "../core/safe-json.js";
 import { codePointLength } from "../core/text.js";
+import { isUnicodeSpace } from "./front-matter-tables.js";
 
 /**
  * The fields of the Agent Skills specification, read from front matter. One rule set
@@ -301,17 +302,7 @@ export function splitOnWhiteSpace(text: string): string[] {
 /** What a regular expression's `\s` matches. */
 function isWhiteSpace(code: number): boolean {
   if (code < 0x80) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
-  return (
-    code === 0xa0 ||
-    code === 0x1680 ||
-    (code >= 0x2000 && code <= 0x200a) ||
-    code === 0x2028 ||
-    code === 0x2029 ||
-    code === 0x202f ||
-    code === 0x205f ||
-    code === 0x3000 ||
-    code === 0xfeff
-  );
+  return isUnicodeSpace(code);
 }
 
 /** The first paragraph of a body on one line: the description of a SKILL.md without front matter. */
