@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { ManualClock } from "../../src/core/clock.js";
+import { type Clock, ManualClock } from "../../src/core/clock.js";
 import { isSkillgateError } from "../../src/core/errors.js";
 import { APPROVALS_FOLDER, ApprovalQueue } from "../../src/policy/approval-queue.js";
 import type { ApprovalRequest } from "../../src/policy/approvals.js";
@@ -22,7 +22,7 @@ export function setup() {
 }
 
 /** A change-tier run_skill_script request in chat-1, as the broker makes them. */
-export function makeRequest(clock: ManualClock, overrides: Partial<ApprovalRequest> = {}): ApprovalRequest {
+export function makeRequest(clock: Clock, overrides: Partial<ApprovalRequest> = {}): ApprovalRequest {
   const now = clock.now();
   return {
     id: randomUUID(),

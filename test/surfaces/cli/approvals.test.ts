@@ -1,29 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { systemClock } from "../../../src/core/clock.js";
 import { ApprovalQueue } from "../../../src/policy/approval-queue.js";
 import type { ApprovalRequest } from "../../../src/policy/approvals.js";
+import { makeRequest as makeQueueRequest } from "../../policy/approval-queue-helpers.js";
 import { cliSandbox, hasStackTrace } from "./harness.js";
-
-const TEN_MINUTES = 10 * 60 * 1000;
 
 /** A request as the broker makes them, created now (the CLI reads the real clock). */
 function makeRequest(overrides: Partial<ApprovalRequest> = {}): ApprovalRequest {
-  const now = Date.now();
-  return {
-    id: randomUUID(),
-    tool: "run_skill_script",
-    tier: "change",
-    scope: { kind: "chat", id: "chat-1" },
-    summary: "run scripts/backup.py of backup",
-    skill: "backup",
-    hash: "ab".repeat(32),
-    grant: "skill:backup@abababab",
-    inputDigest: "cd".repeat(32),
-    options: ["once", "always-chat", "decline"],
-    createdAt: now,
-    expiresAt: now + TEN_MINUTES,
-    ...overrides,
-  };
+  return makeQueueRequest(systemClock, overrides);
 }
 
 /** A sandbox whose queue holds `requests`. */
