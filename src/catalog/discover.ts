@@ -1,4 +1,4 @@
-import { lstatSync, realpathSync, type Stats } from "node:fs";
+import { lstatSync, realpathSync, type Stats, statSync } from "node:fs";
 import { basename, sep } from "node:path";
 import { DEFAULT_CONFIG, type SkillgateConfig } from "../config/config.js";
 import type { Diagnostic } from "../core/diagnostics.js";
@@ -65,7 +65,7 @@ interface RunInputs {
  * SKILL.md files keyed by path and file version (inode, size, modification and change
  * times), so a repeat with nothing changed costs one `lstat` a skill; when every file,
  * folder listing, store switch and option is as before, the previous decisions are
- * returned as they are. A file changed less than RACY_WINDOW_MS (file-stamps.ts) before it
+ * returned as they are. A file changed less than RACY_WINDOW_MS (core/file-stamps.ts) before it
  * was read is read again next time. Nothing here throws for user content.
  */
 export class SkillDiscovery {
@@ -97,7 +97,8 @@ export class SkillDiscovery {
       ...(options.builtins !== undefined ? { builtins: options.builtins } : {}),
       ...(options.store !== undefined ? { store: options.store } : {}),
     });
-    const allowedRoots = realRoots(sources);
+    const realFolders = sources.map((source) => realFolderOf(source.folder));
+    const allowedRoots = realFolders.filter((real): real is string => typeof real === "string");
     const diagnostics: Diagnostic[] = [...packages.diagnostics];
     const candidates = new Candidates();
     const reports: SourceReport[] = [];
@@ -105,7 +106,7 @@ export class SkillDiscovery {
     const limits = options.limits ?? DEFAULT_WALK_LIMITS;
     // Each source name's cache, started on its first walk of this run and finished after the last.
     const caches = new Map<string, LoadCache>();
-    for (const source of sources) {
+    for (const [index, source] of sources.entries()) {
       let cache = caches.get(source.source);
       if (cache === undefined) {
         cache = this.#cacheFor(source.source);
@@ -113,14 +114,19 @@ export class SkillDiscovery {
         caches.set(source.source, cache);
       }
       const before = candidates.length;
-      const walk = this.#walk(
-        source,
-        cache,
-        allowedRoots,
-        limits,
-        candidates,
-        seen.walking(source.source, candidates),
-      );
+      const realFolder = realFolders[index];
+      const walk =
+        realFolder === MISSING
+          ? { exists: false, diagnostics: [] }
+          : this.#walk(
+              source,
+              realFolder,
+              cache,
+              allowedRoots,
+              limits,
+              candidates,
+              seen.walking(source.source, candidates),
+            );
       seen.walked(source.source, before, candidates.length);
       diagnostics.push(...walk.diagnostics);
       reports.push({
@@ -145,6 +151,7 @@ export class SkillDiscovery {
    */
   #walk(
     source: SkillFolderSource,
+    realFolder: string | undefined,
     cache: LoadCache,
     allowedRoots: readonly string[],
     limits: WalkLimits,
@@ -198,7 +205,7 @@ export class SkillDiscovery {
         isEnabled === undefined ? undefined : isEnabled(basename(directory)),
       );
     };
-    return walkSkillFolders(source.folder, allowedRoots, { probe, found }, limits);
+    return walkSkillFolders(source.folder, allowedRoots, { probe, found }, limits, realFolder);
   }
 
   #decideOrReuse(
@@ -279,14 +286,19 @@ export function discoverSkills(options: DiscoveryOptions = {}): DiscoveryResult 
   return sharedDiscovery.discover(options);
 }
 
-function realRoots(sources: readonly SkillFolderSource[]): string[] {
-  const roots: string[] = [];
-  for (const source of sources) {
-    try {
-      roots.push(realpathSync(source.folder));
-    } catch {
-      // A folder that does not exist allows nothing.
-    }
+/** A source folder that does not exist: nothing to walk, nothing it allows. */
+const MISSING = Symbol("missing");
+
+/**
+ * A source folder's real path; {@link MISSING} when nothing is there (most sources, on most
+ * machines: found with one `stat` and no error object); undefined when it cannot be told
+ * (no permission, a file on the way), which the walk then reports.
+ */
+function realFolderOf(folder: string): string | typeof MISSING | undefined {
+  try {
+    if (statSync(folder, { throwIfNoEntry: false }) === undefined) return MISSING;
+    return realpathSync.native(folder);
+  } catch {
+    return undefined;
   }
-  return roots;
 }

@@ -1,6 +1,6 @@
 import type { Stats } from "node:fs";
+import { settledBefore } from "../core/file-stamps.js";
 import type { LoadedSkill } from "../skill/load-skill.js";
-import { settledBefore } from "./file-stamps.js";
 
 /** Numbers kept per file: inode, size, modification and change times, and the clock before the read. */
 const STAMPS = 5;
@@ -73,7 +73,7 @@ export class LoadCache {
   /**
    * Carries the load found at `position` into this run when `stats` (the file's current
    * `lstat`) show the version it was read from, and that version was settled when it was
-   * read (see file-stamps.ts); returns it, or undefined when the file must be read again.
+   * read (see core/file-stamps.ts); returns it, or undefined when the file must be read again.
    */
   keepIfUnchanged(position: number, stats: Stats): LoadedSkill | undefined {
     const last = this.#last;

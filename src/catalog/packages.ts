@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { type Diagnostic, diagnostic } from "../core/diagnostics.js";
+import { fileStamp, folderStamp, settledBefore } from "../core/file-stamps.js";
 import { isPlainObject, parseJsonSafely } from "../core/safe-json.js";
-import { folderStamp, settledBefore } from "./file-stamps.js";
 import type { SkillFolderSource } from "./sources.js";
 import { isInside } from "./walk.js";
 
@@ -23,6 +23,15 @@ interface Listing {
   readonly stamps: ReadonlyMap<string, string>;
   readonly packages: string[];
   readonly listedAt: number;
+  /** What each package's `package.json` said, by the package's real path; dropped with the listing. */
+  readonly manifests: Map<string, ManifestRead>;
+}
+
+/** One package's skill folders, with the version of `package.json` they were read from. */
+interface ManifestRead {
+  readonly stamp: string;
+  readonly readAt: number;
+  readonly result: PackageSkillsResult;
 }
 
 const listingCache = new Map<string, Listing>();
@@ -36,21 +45,23 @@ export function packageSkillSources(
   const sources: SkillFolderSource[] = [];
   const diagnostics: Diagnostic[] = [];
   const seen = new Set<string>();
-  const add = (packageFolder: string): void => {
+  const add = (packageFolder: string, manifests?: Map<string, ManifestRead>): void => {
     let real: string;
     try {
-      real = realpathSync(packageFolder);
+      real = realpathSync.native(packageFolder);
     } catch {
       return;
     }
     if (seen.has(real)) return;
     seen.add(real);
-    const result = readPackageSkills(real);
+    const result = manifests === undefined ? readPackageSkills(real) : cachedPackageSkills(real, manifests);
     sources.push(...result.sources);
     diagnostics.push(...result.diagnostics);
   };
   for (const root of roots) {
-    for (const folder of listInstalledPackages(join(resolve(root), "node_modules"))) add(folder);
+    const listing = listInstalledPackages(join(resolve(root), "node_modules"));
+    if (listing === undefined) continue;
+    for (const folder of listing.packages) add(folder, listing.manifests);
   }
   for (const name of packageNames) {
     const folder = findPackage(name, [...roots, ...searchFrom]);
@@ -74,16 +85,17 @@ export function packageSkillSources(
 
 /**
  * The package folders directly inside a `node_modules` folder and its `@scope` folders,
- * cached while neither `node_modules` nor any scope folder changed.
+ * cached while neither `node_modules` nor any scope folder changed; undefined when there
+ * is no `node_modules`.
  */
-function listInstalledPackages(nodeModules: string): string[] {
+function listInstalledPackages(nodeModules: string): Listing | undefined {
   const cached = listingCache.get(nodeModules);
-  if (cached !== undefined && listingStillGood(cached)) return cached.packages;
+  if (cached !== undefined && listingStillGood(cached)) return cached;
   const listedAt = Date.now();
   const top = folderStamp(nodeModules);
   if (top === undefined) {
     listingCache.delete(nodeModules);
-    return [];
+    return undefined;
   }
   const stamps = new Map<string, string>([[nodeModules, top.stamp]]);
   const packages: string[] = [];
@@ -97,8 +109,36 @@ function listInstalledPackages(nodeModules: string): string[] {
       packages.push(join(nodeModules, entry));
     }
   }
-  listingCache.set(nodeModules, { stamps, packages, listedAt });
-  return packages;
+  const listing: Listing = { stamps, packages, listedAt, manifests: new Map() };
+  listingCache.set(nodeModules, listing);
+  return listing;
+}
+
+/**
+ * {@link readPackageSkills}, reused while the package's `package.json` is the version read
+ * (one `stat` a package on a repeat instead of a read and a parse). A result with problems
+ * (a declared folder missing, say) is not kept: the folder may appear without the manifest
+ * changing.
+ */
+function cachedPackageSkills(
+  packageFolder: string,
+  manifests: Map<string, ManifestRead>,
+): PackageSkillsResult {
+  const stamp = fileStamp(join(packageFolder, "package.json"));
+  const cached = manifests.get(packageFolder);
+  if (
+    stamp !== undefined &&
+    cached !== undefined &&
+    cached.stamp === stamp.stamp &&
+    settledBefore(stamp, cached.readAt)
+  ) {
+    return cached.result;
+  }
+  const readAt = Date.now();
+  const result = readPackageSkills(packageFolder);
+  if (stamp === undefined || result.diagnostics.length > 0) manifests.delete(packageFolder);
+  else manifests.set(packageFolder, { stamp: stamp.stamp, readAt, result });
+  return result;
 }
 
 function listingStillGood(listing: Listing): boolean {

@@ -95,13 +95,15 @@ export function walkSkillsRoot(
 /**
  * {@link walkSkillsRoot} without a list: each skill folder is handed to `walker.found`
  * as it is found, in the same order, so a caller builds what it needs without a
- * candidate object per skill.
+ * candidate object per skill. `rootReal` is the root's real path when the caller has
+ * resolved it already (discovery does, for the allowed roots).
  */
 export function walkSkillFolders(
   root: string,
   allowedRoots: readonly string[],
   walker: SkillWalker,
   limits: WalkLimits = DEFAULT_WALK_LIMITS,
+  rootReal?: string,
 ): { readonly exists: boolean; readonly diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
   let rootEntries: Dirent[];
@@ -117,15 +119,15 @@ export function walkSkillFolders(
     );
     return { exists: true, diagnostics };
   }
-  const rootReal = realPathOr(root);
+  const realRoot = rootReal ?? realPathOr(root);
   if (
     rootEntries.some((entry) => entry.name === SKILL_FILE) &&
-    walker.probe(root, basename(root), rootReal, "")
+    walker.probe(root, basename(root), realRoot, "")
   ) {
     walker.found(root, undefined);
     return { exists: true, diagnostics };
   }
-  const visited = new VisitedFolders(rootReal);
+  const visited = new VisitedFolders(realRoot);
   let folders = 0;
   // Everything handed to walker.found, links that lead outside included: the skills cap counts them all.
   let recorded = 0;
@@ -281,7 +283,7 @@ function withSeparator(directory: string): string {
 
 function realPathOr(path: string): string {
   try {
-    return realpathSync(path);
+    return realpathSync.native(path);
   } catch {
     return path;
   }
@@ -289,7 +291,7 @@ function realPathOr(path: string): string {
 
 function resolveLink(path: string): { realPath: string; isDirectory: boolean } | undefined {
   try {
-    const realPath = realpathSync(path);
+    const realPath = realpathSync.native(path);
     return { realPath, isDirectory: statSync(realPath).isDirectory() };
   } catch {
     return undefined;

@@ -1,11 +1,11 @@
 import { type Dirent, lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describeError } from "../core/errors.js";
+import { settledBefore } from "../core/file-stamps.js";
 import { MAX_HASHED_FILES } from "../core/limits.js";
 import { hashSkillFolder } from "../skill/content-hash.js";
 import type { Skill } from "../skill/skill.js";
 import type { DiscoveryResult } from "./discover.js";
-import { settledBefore } from "./file-stamps.js";
 
 /** How often {@link watchCatalog} looks again unless told otherwise: once a second. */
 export const DEFAULT_WATCH_INTERVAL_MS = 1_000;
@@ -43,7 +43,7 @@ export interface CatalogWatch {
 /** What one skill folder looked like at the last look, so its hash is recomputed only when it moved. */
 interface FolderState {
   readonly stamp: string;
-  /** False when an entry changed so recently that its stamp cannot be trusted (file-stamps.ts). */
+  /** False when an entry changed so recently that its stamp cannot be trusted (core/file-stamps.ts). */
   readonly settled: boolean;
   readonly hash: string | undefined;
 }

@@ -1,7 +1,9 @@
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { isDeepStrictEqual } from "node:util";
 import { parseDocument } from "yaml";
 import { InvalidConfigError } from "../core/errors.js";
+import { fileStamp, settledBefore } from "../core/file-stamps.js";
 import { DEFAULT_INDEX_BUDGET, MAX_YAML_ALIAS_COUNT } from "../core/limits.js";
 import { isPlainObject } from "../core/safe-json.js";
 import {
@@ -166,24 +168,28 @@ function positiveInteger(
 export class ConfigFile {
   readonly #folder: string;
   #stamp: string | undefined;
+  #settled = false;
   #config: SkillgateConfig | undefined;
 
   constructor(configFolder: string) {
     this.#folder = configFolder;
   }
 
-  /** The configuration as the file says now. */
+  /**
+   * The configuration as the file says now. A file changed too recently for its stamp to be
+   * trusted (core/file-stamps.ts) is read again on the next call too; the same object comes
+   * back while what it says is unchanged.
+   */
   current(): SkillgateConfig {
     const stamp = fileStamp(join(this.#folder, CONFIG_FILE));
-    if (this.#config === undefined || stamp !== this.#stamp) {
-      this.#config = loadConfig(this.#folder);
-      this.#stamp = stamp;
+    const key = stamp?.stamp ?? "missing";
+    if (this.#config === undefined || key !== this.#stamp || !this.#settled) {
+      const readAt = Date.now();
+      const config = loadConfig(this.#folder);
+      if (this.#config === undefined || !isDeepStrictEqual(config, this.#config)) this.#config = config;
+      this.#stamp = key;
+      this.#settled = stamp === undefined || settledBefore(stamp, readAt);
     }
     return this.#config;
   }
-}
-
-function fileStamp(file: string): string {
-  const stats = statSync(file, { throwIfNoEntry: false });
-  return stats === undefined ? "missing" : `${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileStamp, settledBefore } from "../core/file-stamps.js";
 import { INDEX_FILE, parseIndex } from "./index-file.js";
 
 /**
@@ -22,3 +23,34 @@ export function readEnabledNames(storeFolder: string): ReadonlySet<string> {
     return new Set();
   }
 }
+
+/**
+ * {@link readEnabledNames} for a caller that asks on every tool call: the names are read
+ * again only when `index.json` is not the version last read (its inode, size and times; the
+ * store replaces the file on every write), or was changed too recently for its stamp to be
+ * trusted (core/file-stamps.ts). A repeat with nothing changed costs one `stat`.
+ */
+export function enabledNamesReader(
+  storeFolder: string,
+  now: () => number = Date.now,
+): () => ReadonlySet<string> {
+  const file = join(storeFolder, INDEX_FILE);
+  let last:
+    | { readonly stamp: string; readonly readAt: number; readonly names: ReadonlySet<string> }
+    | undefined;
+  return () => {
+    const stamp = fileStamp(file);
+    if (stamp === undefined) {
+      last = undefined;
+      return NO_NAMES;
+    }
+    if (last !== undefined && last.stamp === stamp.stamp && settledBefore(stamp, last.readAt))
+      return last.names;
+    const readAt = now();
+    const names = readEnabledNames(storeFolder);
+    last = { stamp: stamp.stamp, readAt, names };
+    return names;
+  };
+}
+
+const NO_NAMES: ReadonlySet<string> = new Set();

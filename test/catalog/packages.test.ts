@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { type DiscoveryResult, SkillDiscovery } from "../../src/catalog/discover.js";
 import { packageSkillSources } from "../../src/catalog/packages.js";
 import { DEFAULT_CONFIG } from "../../src/config/config.js";
@@ -160,6 +160,10 @@ describe("npm packages that publish skills", () => {
 });
 
 describe("packageSkillSources", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it("names each folder's source after the package and says why it is searched", () => {
     const { project } = fakeProject();
     const result = packageSkillSources([project], [], []);
@@ -167,5 +171,42 @@ describe("packageSkillSources", () => {
       ["package", "package:@scope/pkg-b", "published by npm package @scope/pkg-b"],
       ["package", "package:pkg-a", "published by npm package pkg-a"],
     ]);
+  });
+
+  it("reuses what an unchanged package.json said, and reads an edited one again", () => {
+    const { project } = fakeProject();
+    vi.useFakeTimers({ toFake: ["Date"] });
+    // Past the racy window: the files' stamps can be trusted.
+    vi.setSystemTime(Date.now() + 10_000);
+    const first = packageSkillSources([project], [], []);
+    const second = packageSkillSources([project], [], []);
+    expect(second.sources).toHaveLength(2);
+    second.sources.forEach((source, index) => {
+      expect(source).toBe(first.sources[index]);
+    });
+    const a = join(project, "node_modules", "pkg-a");
+    writeSkill(join(a, "more"), "a-three");
+    writeFileSync(join(a, "package.json"), JSON.stringify({ name: "pkg-a", skills: ["skills", "more"] }));
+    vi.setSystemTime(Date.now() + 10_000);
+    expect(packageSkillSources([project], [], []).sources.map((source) => source.folder)).toEqual([
+      expect.stringMatching(/pkg-b\/one-skill$/),
+      expect.stringMatching(/pkg-a\/skills$/),
+      expect.stringMatching(/pkg-a\/more$/),
+    ]);
+  });
+
+  it("finds a declared skills folder created after it was reported missing, with package.json unchanged", () => {
+    const tree = makeTree();
+    const project = join(tree, "project");
+    const folder = writePackage(project, "pkg-late", { skills: "skills" });
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + 10_000);
+    expect(packageSkillSources([project], [], []).diagnostics).toEqual([
+      expect.objectContaining({ code: "not_found" }),
+    ]);
+    writeSkill(join(folder, "skills"), "late");
+    const later = packageSkillSources([project], [], []);
+    expect(later.diagnostics).toEqual([]);
+    expect(later.sources.map((source) => source.source)).toEqual(["package:pkg-late"]);
   });
 });

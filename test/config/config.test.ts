@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { CONFIG_FILE, DEFAULT_CONFIG, loadConfig, parseConfig } from "../../src/config/config.js";
+import { CONFIG_FILE, ConfigFile, DEFAULT_CONFIG, loadConfig, parseConfig } from "../../src/config/config.js";
 import { InvalidConfigError, isSkillgateError } from "../../src/core/errors.js";
 import { DEFAULT_INDEX_BUDGET } from "../../src/core/limits.js";
 import { makeTree } from "../helpers/skill-tree.js";
@@ -24,6 +24,31 @@ function failure(text: string): InvalidConfigError {
   expect(error.message).not.toContain("\n");
   return error;
 }
+
+describe("ConfigFile", () => {
+  it("gives the same object while the file is unchanged, and sees a same-size edit made at once", () => {
+    const folder = makeTree();
+    writeFileSync(join(folder, CONFIG_FILE), "index:\n  budget: 1111\n");
+    const file = new ConfigFile(folder);
+    const first = file.current();
+    expect(first.index.budget).toBe(1111);
+    expect(file.current()).toBe(first);
+    // The same size, written within the same clock tick as the first read could be: the
+    // stamp cannot tell the two versions apart, so a fresh file is read again on every call.
+    writeFileSync(join(folder, CONFIG_FILE), "index:\n  budget: 2222\n");
+    const second = file.current();
+    expect(second.index.budget).toBe(2222);
+    expect(file.current()).toBe(second);
+  });
+
+  it("starts from the defaults without a file, and reads one that appears", () => {
+    const folder = makeTree();
+    const file = new ConfigFile(folder);
+    expect(file.current()).toEqual(DEFAULT_CONFIG);
+    writeFileSync(join(folder, CONFIG_FILE), "index:\n  budget: 3333\n");
+    expect(file.current().index.budget).toBe(3333);
+  });
+});
 
 describe("loadConfig", () => {
   it("gives the defaults when there is no file or no folder", () => {

@@ -7,12 +7,13 @@ import {
   type ReadResourceResult,
   type Resource,
 } from "@modelcontextprotocol/sdk/types.js";
-import { settledBefore } from "../../catalog/file-stamps.js";
 import { isSkillgateError } from "../../core/errors.js";
+import { settledBefore } from "../../core/file-stamps.js";
 import { sha256Hex } from "../../core/hashing.js";
 import type { Skill } from "../../skill/skill.js";
+import { listSkillFiles } from "../../skill/skill-files.js";
 import { readOneFile } from "../../store/file-sets.js";
-import { checkResourcePath, listSkillFiles } from "../../tools/skill-files.js";
+import { checkResourcePath } from "../../tools/skill-files.js";
 import type { SkillView } from "../../tools/skill-view.js";
 import { mediaTypeOf } from "./media-types.js";
 

@@ -20,9 +20,22 @@ export function settledBefore(stats: Pick<Stats, "ctimeMs">, readAt: number): bo
 
 /** A folder's identity and version (`ino:mtime:ctime`), or undefined when it cannot be read. */
 export function folderStamp(folder: string): { stamp: string; ctimeMs: number } | undefined {
+  const stats = statOrUndefined(folder);
+  if (stats === undefined) return undefined;
+  return { stamp: `${stats.ino}:${stats.mtimeMs}:${stats.ctimeMs}`, ctimeMs: stats.ctimeMs };
+}
+
+/** A file's identity and version (`ino:size:mtime:ctime`, links followed), or undefined when it cannot be read. */
+export function fileStamp(file: string): { stamp: string; ctimeMs: number } | undefined {
+  const stats = statOrUndefined(file);
+  if (stats === undefined) return undefined;
+  return { stamp: `${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`, ctimeMs: stats.ctimeMs };
+}
+
+/** `stat` without an error object for the common case of nothing there. */
+function statOrUndefined(path: string): Stats | undefined {
   try {
-    const stats = statSync(folder);
-    return { stamp: `${stats.ino}:${stats.mtimeMs}:${stats.ctimeMs}`, ctimeMs: stats.ctimeMs };
+    return statSync(path, { throwIfNoEntry: false });
   } catch {
     return undefined;
   }
