@@ -23,7 +23,7 @@ import { domainProxyProvider, SandboxRunner } from "../runners/sandbox/index.js"
 import { SnapshotStore } from "../runners/snapshot.js";
 import { trustedSkills } from "../runners/trust.js";
 import type { Skill } from "../skill/skill.js";
-import { readEnabledNames } from "../store/enabled-names.js";
+import { enabledNamesReader } from "../store/enabled-names.js";
 import { type SkillReviews, skillReviews } from "../store/reviews.js";
 import { Store } from "../store/store.js";
 import { type Approver, Broker } from "../tools/broker.js";
@@ -83,7 +83,7 @@ export interface Skillgate {
   createTurn(options: TurnOptions): Turn;
   /** The context of a `/create-skill` review: candidate chats and what to do. */
   createSkillReviewContext(): Promise<string>;
-  /** Closes the chat database and stops the sandbox kept ahead for the next run. */
+  /** Closes the chat database and the audit file, and stops the sandbox kept ahead for the next run. */
   close(): void;
 }
 
@@ -119,7 +119,9 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
     grants: (scope) => openChatLog().grants(scope),
     addGrant: (scope, grant) => void openChatLog().addGrant(scope, grant),
   };
-  const audit = options.audit === false ? undefined : (options.audit ?? new AuditLog({ dataFolder: data }));
+  // The audit log made here is closed with this Skillgate; one passed in belongs to its caller.
+  const ownAudit = options.audit === undefined ? new AuditLog({ dataFolder: data }) : undefined;
+  const audit = options.audit === false ? undefined : (options.audit ?? ownAudit);
   const broker = new Broker({
     policy: policyTableOf(() => catalog.config),
     grants,
@@ -187,6 +189,7 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
     createSkillReviewContext: () => createSkillReviewContext(chatEnvironment),
     close: () => {
       chatLog?.close();
+      ownAudit?.close();
       // The sandbox started ahead for the next run is not needed any more.
       void sandbox?.close();
     },
@@ -284,5 +287,5 @@ function storeFolderOf(options: SkillgateOptions): string {
 export function withStoreSource(options: SkillgateOptions): CatalogOptions {
   if (options.useStore === false) return options;
   const storeFolder = storeFolderOf(options);
-  return { ...options, store: { folder: storeFolder, enabledNames: () => readEnabledNames(storeFolder) } };
+  return { ...options, store: { folder: storeFolder, enabledNames: enabledNamesReader(storeFolder) } };
 }

@@ -20,6 +20,15 @@ export const DEFAULT_AUDIT_MAX_BYTES = 16 * 1024 * 1024;
 /** A rotation lock older than this was left by a process that died while rotating. */
 const STALE_ROTATION_LOCK_MS = 60_000;
 const ROTATION_LOCK = "audit.rotate.lock";
+/** How long the current file stays open without an event. */
+export const AUDIT_IDLE_CLOSE_MS = 5_000;
+
+/** The current file, open for appending, and which file it is. */
+interface OpenFile {
+  readonly descriptor: number;
+  readonly device: number;
+  readonly inode: number;
+}
 
 /** Options of {@link AuditLog}. */
 export interface AuditLogOptions {
@@ -40,8 +49,10 @@ export interface AuditLogOptions {
  * The audit log: one JSON line per {@link AuditEvent} in `<data>/audit/audit.jsonl`.
  *
  * Several processes may append at once. Each line is one `write` on a file opened with
- * `O_APPEND`, so lines never interleave; the file is opened per event, so a process always
- * writes to the current file even after another rotated it. Writers never read the file (a
+ * `O_APPEND`, so lines never interleave. The file stays open between events (a tool call
+ * records several), and before each event the path is checked to still name the open file,
+ * so a process writes to the current file even after another rotated or removed it; the
+ * file is closed after {@link AUDIT_IDLE_CLOSE_MS} without events, and by `close()`. Writers never read the file (a
  * read races with another process's write in progress): a line torn by a crash is joined
  * by the next line, and readers recover that next event (see audit-line.ts). Rotation renames the
  * current file under a small lock file, so two processes never rotate the same file twice.
@@ -56,6 +67,9 @@ export class AuditLog implements AuditSink {
   readonly #clock: Clock;
   #failing = false;
   #dropped = 0;
+  #open: OpenFile | undefined;
+  #lastWriteAt = 0;
+  #idleTimer: NodeJS.Timeout | undefined;
 
   constructor(options: AuditLogOptions) {
     this.folder = join(options.dataFolder, AUDIT_FOLDER);
@@ -92,21 +106,83 @@ export class AuditLog implements AuditSink {
     return queryAuditFolder(this.folder, query);
   }
 
+  /** Closes the current file (a later event opens it again). */
+  close(): void {
+    if (this.#idleTimer !== undefined) clearTimeout(this.#idleTimer);
+    this.#idleTimer = undefined;
+    this.#release();
+  }
+
   #append(line: Buffer): void {
-    let descriptor = this.#openCurrent();
+    let current = this.#current();
+    if (current.size > 0 && current.size + line.length > this.#maxBytes) {
+      this.#release();
+      this.#rotate(line.length);
+      current = this.#current();
+    }
+    let written: number;
     try {
-      const size = fstatSync(descriptor).size;
-      if (size > 0 && size + line.length > this.#maxBytes) {
-        closeSync(descriptor);
-        descriptor = -1;
-        this.#rotate(line.length);
-        descriptor = this.#openCurrent();
+      written = writeSync(current.descriptor, line);
+    } catch (error) {
+      // Whatever went wrong with the held file, the next event opens the file again.
+      this.#release();
+      throw error;
+    }
+    this.#lastWriteAt = performance.now();
+    if (written !== line.length)
+      throw new Error(`short write to ${this.file}: ${written} of ${line.length} bytes`);
+  }
+
+  /**
+   * The open current file and its size. One `stat` of the path tells whether the file held
+   * open is still the current one (another process may have rotated or removed it); when it
+   * is not, the held file is closed and the current one opened.
+   */
+  #current(): { descriptor: number; size: number } {
+    const open = this.#open;
+    if (open !== undefined) {
+      const stats = statSync(this.file, { throwIfNoEntry: false });
+      if (stats !== undefined && stats.ino === open.inode && stats.dev === open.device)
+        return { descriptor: open.descriptor, size: stats.size };
+      this.#release();
+    }
+    const descriptor = this.#openCurrent();
+    let stats: ReturnType<typeof fstatSync>;
+    try {
+      stats = fstatSync(descriptor);
+    } catch (error) {
+      closeSync(descriptor);
+      throw error;
+    }
+    this.#open = { descriptor, device: stats.dev, inode: stats.ino };
+    this.#closeWhenIdle();
+    return { descriptor, size: stats.size };
+  }
+
+  /** Closes the held file once no event came for {@link AUDIT_IDLE_CLOSE_MS}; the timer never keeps a process alive. */
+  #closeWhenIdle(): void {
+    if (this.#idleTimer !== undefined) return;
+    const check = (): void => {
+      const idleFor = performance.now() - this.#lastWriteAt;
+      if (idleFor >= AUDIT_IDLE_CLOSE_MS || this.#open === undefined) {
+        this.#idleTimer = undefined;
+        this.#release();
+        return;
       }
-      const written = writeSync(descriptor, line);
-      if (written !== line.length)
-        throw new Error(`short write to ${this.file}: ${written} of ${line.length} bytes`);
-    } finally {
-      if (descriptor >= 0) closeSync(descriptor);
+      this.#idleTimer = setTimeout(check, AUDIT_IDLE_CLOSE_MS - idleFor).unref();
+    };
+    this.#lastWriteAt = performance.now();
+    this.#idleTimer = setTimeout(check, AUDIT_IDLE_CLOSE_MS).unref();
+  }
+
+  #release(): void {
+    const open = this.#open;
+    if (open === undefined) return;
+    this.#open = undefined;
+    try {
+      closeSync(open.descriptor);
+    } catch {
+      // Already closed or gone: nothing left to release.
     }
   }
 

@@ -1,9 +1,20 @@
-import { appendFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
 import { AUDIT_FIELDS } from "../../src/observe/audit-line.js";
-import { AuditLog } from "../../src/observe/audit-log.js";
+import { AUDIT_IDLE_CLOSE_MS, AuditLog } from "../../src/observe/audit-log.js";
+import { rotatedName } from "../../src/observe/audit-read.js";
 import type { AuditEvent } from "../../src/observe/events.js";
 import { makeTree } from "../helpers/skill-tree.js";
 import { runTogether } from "./children/run-child.js";
@@ -31,8 +42,20 @@ function lines(file: string): string[] {
   return readFileSync(file, "utf8").split("\n").slice(0, -1);
 }
 
+/** How many descriptors this process holds open on `file` (Linux: /proc/self/fd). */
+function openDescriptors(file: string): number {
+  return readdirSync("/proc/self/fd").filter((name) => {
+    try {
+      return readlinkSync(join("/proc/self/fd", name)) === file;
+    } catch {
+      return false;
+    }
+  }).length;
+}
+
 afterEach(() => {
   vi.restoreAllMocks();
+  vi.useRealTimers();
 });
 
 describe("AuditLog", () => {
@@ -178,6 +201,47 @@ describe("AuditLog", () => {
     expect(lines(log.file)).toHaveLength(3);
     expect(lines(log.file)[1]?.startsWith(torn)).toBe(true);
     expect(log.query().map((each) => each.requestId)).toEqual(["r1", "r2", "r3"]);
+  });
+
+  it("writes to the current file after another process rotated it or someone removed it", () => {
+    const data = makeTree("skillgate-audit-");
+    const log = new AuditLog({ dataFolder: data });
+    log.record(event({ requestId: "r1" }));
+    // What another process's rotation does: the file held open is renamed away.
+    const rotated = join(log.folder, rotatedName(Date.parse("2026-01-01T00:00:00Z"), 0));
+    renameSync(log.file, rotated);
+    log.record(event({ requestId: "r2" }));
+    expect(lines(rotated).map((line) => JSON.parse(line).requestId)).toEqual(["r1"]);
+    expect(lines(log.file).map((line) => JSON.parse(line).requestId)).toEqual(["r2"]);
+    rmSync(log.file);
+    log.record(event({ requestId: "r3" }));
+    expect(lines(log.file).map((line) => JSON.parse(line).requestId)).toEqual(["r3"]);
+    expect(log.query().map((each) => each.requestId)).toEqual(["r1", "r3"]);
+    expect(log.droppedEvents).toBe(0);
+    log.close();
+  });
+
+  it("keeps one descriptor open between events and lets it go on close() and after the idle time", () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    const data = makeTree("skillgate-audit-");
+    const log = new AuditLog({ dataFolder: data });
+    log.record(event({ requestId: "r1" }));
+    log.record(event({ requestId: "r2" }));
+    expect(openDescriptors(log.file)).toBe(1);
+    log.close();
+    expect(openDescriptors(log.file)).toBe(0);
+    log.record(event({ requestId: "r3" }));
+    expect(openDescriptors(log.file)).toBe(1);
+    // An event within the idle time keeps the file open for another idle time from then.
+    vi.advanceTimersByTime(AUDIT_IDLE_CLOSE_MS - 1_000);
+    log.record(event({ requestId: "r4" }));
+    vi.advanceTimersByTime(AUDIT_IDLE_CLOSE_MS - 1_000);
+    expect(openDescriptors(log.file)).toBe(1);
+    vi.advanceTimersByTime(1_000);
+    expect(openDescriptors(log.file)).toBe(0);
+    log.record(event({ requestId: "r5" }));
+    expect(log.query().map((each) => each.requestId)).toEqual(["r1", "r2", "r3", "r4", "r5"]);
+    log.close();
   });
 
   it("skips lines that are not events: foreign JSON, a wrong scope, text", () => {
