@@ -20,7 +20,19 @@ import type { AnyTool, CallSubject, ToolOutput } from "./tool.js";
  */
 export type Approver = (
   request: ApprovalRequest,
+  call: CallOptions,
 ) => Promise<ApprovalAnswer | "expired" | "deferred" | { readonly deferred: string }>;
+
+/** What a surface passes with one call. */
+export interface CallOptions {
+  /** Stops the call's run (and an ask the approver can cancel). */
+  readonly signal?: AbortSignal;
+  /**
+   * Handed to the approver untouched, for a surface that asks in its own way: the MCP
+   * surface passes the protocol request the call answers, so an elicitation travels with it.
+   */
+  readonly caller?: unknown;
+}
 
 /** Counts a chat's or job's calls that ended badly (the chat log implements it). */
 export interface OutcomeRecorder {
@@ -91,7 +103,7 @@ export class Broker {
     scope: CallScope,
     tool: AnyTool,
     raw: unknown,
-    options: { signal?: AbortSignal } = {},
+    options: CallOptions = {},
   ): Promise<ToolCallResult> {
     const requestId = randomUUID();
     const started = this.#clock.now();
@@ -211,6 +223,7 @@ export class Broker {
         prepared.input,
         event,
         hooks,
+        options,
       );
       if (typeof answer === "object")
         return {
@@ -271,6 +284,7 @@ export class Broker {
     input: unknown,
     event: (type: AuditEvent["type"], subject: CallSubject, extra?: Partial<AuditEvent>) => void,
     hooks: CallHooks | undefined,
+    call: CallOptions,
   ): Promise<ApprovalAnswer | "expired" | { deferred: string }> {
     const request = this.approvals.open({
       tool,
@@ -288,7 +302,7 @@ export class Broker {
     let answer: ApprovalAnswer | "expired" | "invalid";
     try {
       const given = this.#options.approve
-        ? await withDeadline(this.#options.approve(request), request.expiresAt - request.createdAt)
+        ? await withDeadline(this.#options.approve(request, call), request.expiresAt - request.createdAt)
         : "decline";
       if (given === "deferred" || typeof given === "object") {
         event("approval-answered", subject, { answer: "deferred" });

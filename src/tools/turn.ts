@@ -5,7 +5,7 @@ import type { ExtensionTool } from "../extensions/types.js";
 import type { TurnMode } from "../policy/tiers.js";
 import type { RunLimits, Runner } from "../runners/contract.js";
 import type { ArgumentRepair } from "./arguments.js";
-import type { Broker, CallScope, ToolCallResult } from "./broker.js";
+import type { Broker, CallOptions, CallScope, ToolCallResult } from "./broker.js";
 import { extensionTools } from "./extension-tools.js";
 import { runScriptTool } from "./run-script-tool.js";
 import { skillTools, turnIndex } from "./skill-tools.js";
@@ -68,7 +68,7 @@ export interface Turn {
   /** The skill index block for the system prompt. */
   skillIndex(): string;
   /** Calls a tool by name; unknown names and bad input come back as `HOST:` text. */
-  call(name: string, input: unknown, options?: { signal?: AbortSignal }): Promise<ToolCallResult>;
+  call(name: string, input: unknown, options?: CallOptions): Promise<ToolCallResult>;
   /** Tells extensions a prompt is about to go to the model (`before_turn`). */
   begin(prompt?: string): Promise<void>;
   /** Tells extensions the model finished answering (`after_turn`). */
@@ -129,7 +129,10 @@ export function createTurn(dependencies: TurnDependencies, options: TurnOptions)
       // The turn's signal and the call's: either one stops the call's run.
       const signals = [options.signal, callOptions.signal].filter((signal) => signal !== undefined);
       const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
-      return dependencies.broker.call(scope, tool, input, signal !== undefined ? { signal } : {});
+      return dependencies.broker.call(scope, tool, input, {
+        ...(signal !== undefined ? { signal } : {}),
+        ...(callOptions.caller !== undefined ? { caller: callOptions.caller } : {}),
+      });
     },
     begin: (prompt) => fire("before_turn", prompt !== undefined ? { prompt } : {}),
     end: (text) => fire("after_turn", text !== undefined ? { text } : {}),

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createCatalog } from "../../src/catalog/catalog.js";
@@ -75,6 +75,51 @@ describe("a turn", () => {
     expect(result.text).toContain('{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]}');
     const backup = await turn().call("load_skill", { skill: "backup" });
     expect(backup.text).toContain("<available_resources>\nreferences/guide.md\n</available_resources>");
+  });
+
+  it("load_skill lists no script of a linked scripts folder (a run's snapshot would refuse the link)", async () => {
+    const { turn, skills, tree } = setup();
+    const outside = join(tree, "outside-scripts");
+    renameSync(join(skills, "lookup", "scripts"), outside);
+    symlinkSync(outside, join(skills, "lookup", "scripts"));
+    const result = await turn().call("load_skill", { skill: "lookup" });
+    expect(result.status).toBe("ok");
+    expect(result.text).not.toContain("<available_scripts>");
+    expect(result.text).not.toContain("find.sh");
+  });
+
+  it("the approver hears the call's signal and what the surface passed as its caller", async () => {
+    const tree = makeTree();
+    const project = join(tree, "project");
+    writeSkill(join(project, ".agents", "skills"), "backup", {
+      frontMatter: { description: "Back up a folder.", metadata: { "skillgate.tier": "change" } },
+      files: { "scripts/backup.py": "print('ok')\n" },
+    });
+    const catalog = createCatalog({ ...isolatedFolders(tree), roots: [project], builtins: false });
+    const heard: Array<{ caller: unknown; signal: AbortSignal | undefined }> = [];
+    const broker = new Broker({
+      approve: async (_request, call) => {
+        heard.push({ caller: call.caller, signal: call.signal });
+        return "decline";
+      },
+    });
+    const current = createTurn(
+      { discover: () => catalog.discover(), broker, runner: new FakeRunner() },
+      {
+        chatId: "chat-1",
+      },
+    );
+    const controller = new AbortController();
+    const caller = { requestId: 7 };
+    const input = { skill: "backup", script: "scripts/backup.py", arguments: {} };
+    expect(
+      (await current.call("run_skill_script", input, { signal: controller.signal, caller })).status,
+    ).toBe("declined");
+    await current.call("run_skill_script", input);
+    expect(heard).toEqual([
+      { caller, signal: controller.signal },
+      { caller: undefined, signal: undefined },
+    ]);
   });
 
   it("read_skill_resource reads listed files only", async () => {

@@ -1,23 +1,26 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { ElicitRequestFormParams, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import type { ApprovalAnswer, ApprovalRequest } from "../../policy/approvals.js";
 import type { Approver } from "../../tools/broker.js";
 
-/** The MCP request a tool call is answering, so an elicitation can travel with it (Streamable HTTP sends it on that request's stream). */
+/**
+ * The MCP request a tool call is answering, so an elicitation can travel with it (Streamable
+ * HTTP sends it on that request's stream). A session passes it as the call's `caller`.
+ */
 export interface McpCallContext {
   readonly requestId: RequestId;
   readonly signal: AbortSignal;
 }
 
-/** Set around every `tools/call` a session handles; read by the session's asker. */
-export const currentCall = new AsyncLocalStorage<McpCallContext>();
-
 /**
  * Asks the person behind one MCP session. Resolves `undefined` when this session cannot ask
- * (its client did not declare form elicitation): the request is then deferred.
+ * (its client did not declare form elicitation): the request is then deferred. `call` is the
+ * MCP request of the tool call being approved, when the call came with one.
  */
-export type SessionAsker = (request: ApprovalRequest) => Promise<ApprovalAnswer | undefined>;
+export type SessionAsker = (
+  request: ApprovalRequest,
+  call: McpCallContext | undefined,
+) => Promise<ApprovalAnswer | undefined>;
 
 /**
  * The one approver of an MCP host's Skillgate, routing each request by its chat id: to the
@@ -42,10 +45,10 @@ export class McpApprovals {
   }
 
   /** The approver to give createSkillgate. */
-  readonly approve: Approver = async (request) => {
+  readonly approve: Approver = async (request, call) => {
     const asker = this.#askers.get(request.scope.id);
-    const answer = asker === undefined ? undefined : await asker(request);
-    return answer ?? this.#deferred(request);
+    const answer = asker === undefined ? undefined : await asker(request, mcpCallOf(call.caller));
+    return answer ?? this.#deferred(request, call);
   };
 }
 
@@ -63,9 +66,8 @@ const LABELS: Readonly<Record<ApprovalAnswer, string>> = {
  * rides on the tool call being approved (its request id) and is cancelled with it.
  */
 export function elicitationAsker(server: Server): SessionAsker {
-  return async (request) => {
+  return async (request, call) => {
     if (server.getClientCapabilities()?.elicitation?.form === undefined) return undefined;
-    const call = currentCall.getStore();
     try {
       const result = await server.elicitInput(approvalForm(request), {
         // The broker's own deadline expires the request; this only keeps the SDK's 60 s default away.
@@ -80,6 +82,15 @@ export function elicitationAsker(server: Server): SessionAsker {
       return "decline";
     }
   };
+}
+
+/** The MCP call context a session passed as a call's `caller`, or undefined for anything else. */
+function mcpCallOf(caller: unknown): McpCallContext | undefined {
+  if (typeof caller !== "object" || caller === null) return undefined;
+  const { requestId, signal } = caller as Partial<McpCallContext>;
+  return (typeof requestId === "string" || typeof requestId === "number") && signal instanceof AbortSignal
+    ? { requestId, signal }
+    : undefined;
 }
 
 /** The elicitation form of an approval request: what will run, the warning, the detail, and the choices. */

@@ -58,11 +58,11 @@ export class McpHost {
     let queue: Approver | undefined;
     this.approvals = new McpApprovals(
       options.deferred ??
-        ((request) => {
+        ((request, call) => {
           queue ??= ApprovalQueue.open({
             dataFolder: this.skillgate.catalog.folders.data,
           }).deferredApprover();
-          return queue(request);
+          return queue(request, call);
         }),
     );
     this.skillgate = createSkillgate({ ...options, logger: this.#logger, approve: this.approvals.approve });

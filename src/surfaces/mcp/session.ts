@@ -18,7 +18,7 @@ import type { Skillgate } from "../../app/skillgate.js";
 import { describeError } from "../../core/errors.js";
 import type { Logger } from "../../observe/logger.js";
 import type { Turn } from "../../tools/turn.js";
-import { currentCall, elicitationAsker, type McpApprovals } from "./approvals.js";
+import { elicitationAsker, type McpApprovals, type McpCallContext } from "./approvals.js";
 import { SKILL_URI_PREFIX, SkillResources } from "./resources.js";
 import { mcpTool, mcpToolResult } from "./tools.js";
 
@@ -81,9 +81,9 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name, arguments: input } = request.params;
     try {
-      const result = await currentCall.run({ requestId: extra.requestId, signal: extra.signal }, () =>
-        turn.call(name, input ?? {}),
-      );
+      // The request's signal stops the call when the client cancels it; the request itself lets an elicitation ride on it.
+      const caller: McpCallContext = { requestId: extra.requestId, signal: extra.signal };
+      const result = await turn.call(name, input ?? {}, { signal: extra.signal, caller });
       return mcpToolResult(result);
     } catch (error) {
       // The broker answers every refusal itself; this is a bug, shown to the model as one.

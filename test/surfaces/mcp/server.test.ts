@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
-import { readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
+import { AuditLog } from "../../../src/observe/audit-log.js";
 import { RESOURCE_NOT_FOUND, RESOURCES_PAGE_SIZE } from "../../../src/surfaces/mcp/resources.js";
 import { SKILL_INDEX_PROMPT } from "../../../src/surfaces/mcp/session.js";
 import { writeSkill } from "../../helpers/skill-tree.js";
@@ -120,6 +121,41 @@ describe("tools over MCP", () => {
       expect(resultText(result)).toContain(expected);
       expect(resultText(result).startsWith("HOST:")).toBe(true);
     }
+  });
+
+  it("a call the client cancels stops its script", async () => {
+    const tree = mcpTree();
+    writeFileSync(join(tree.config, "config.yaml"), "runners:\n  local:\n    trusted: [slow]\n");
+    const started = join(tree.tree, "started");
+    writeSkill(tree.skills, "slow", {
+      frontMatter: {
+        name: "slow",
+        description: "Takes its time.",
+        metadata: { "skillgate.execution": "local", "skillgate.tier": "read" },
+      },
+      files: {
+        "scripts/slow.py": `import time\nopen(${JSON.stringify(started)}, "w").close()\ntime.sleep(600)\n`,
+      },
+    });
+    const host = openHost(tree);
+    const { client, session } = await connectClient(host);
+    const controller = new AbortController();
+    const call = client.callTool(
+      { name: "run_skill_script", arguments: { skill: "slow", script: "scripts/slow.py", arguments: {} } },
+      undefined,
+      { signal: controller.signal },
+    );
+    while (!existsSync(started)) await new Promise((resolve) => setTimeout(resolve, 20));
+    controller.abort("the person pressed stop");
+    await expect(call).rejects.toThrow();
+    // The run ends on the cancellation, not after the script's ten minutes.
+    const audit = new AuditLog({ dataFolder: tree.data });
+    const finished = () =>
+      audit
+        .query({ type: "tool-call-finished" })
+        .filter((event) => event.tool === "run_skill_script" && event.scope.id === session.chatId);
+    while (finished().length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(finished()[0]?.status).not.toBe("ok");
   });
 
   it("denies a change in plan mode with the rule's HOST: message", async () => {
