@@ -1,5 +1,5 @@
-import { readdirSync } from "node:fs";
-import { extname, join } from "node:path";
+import { extname } from "node:path";
+import { listSkillFiles } from "./skill-files.js";
 
 /** The languages skillgate knows how to run, by file extension. */
 export type ScriptLanguage = "python" | "node" | "typescript" | "bash" | "csharp";
@@ -28,26 +28,26 @@ export interface SkillScript {
 
 /**
  * The scripts of a skill: files of a known language under `scripts/`, at any depth,
- * sorted by path. Symbolic links are not followed or listed.
+ * sorted by path. Symbolic links are not followed or listed (a linked `scripts` folder
+ * included: a run's snapshot would refuse it).
  */
 export function listSkillScripts(directory: string): SkillScript[] {
-  const scripts: SkillScript[] = [];
-  const visit = (relative: string): void => {
-    let entries: import("node:fs").Dirent[];
-    try {
-      entries = readdirSync(join(directory, relative), { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const entry of entries) {
-      const path = `${relative}/${entry.name}`;
-      if (entry.isDirectory()) visit(path);
-      else if (entry.isFile()) {
-        const language = scriptLanguage(entry.name);
-        if (language !== undefined) scripts.push({ path, language });
-      }
-    }
-  };
-  visit("scripts");
-  return scripts.sort((left, right) => (left.path < right.path ? -1 : left.path > right.path ? 1 : 0));
+  return scriptsAmong(listSkillFiles(directory));
 }
+
+/**
+ * The scripts among a skill's files as {@link listSkillFiles} lists them (relative paths
+ * with `/`, sorted), for a caller that lists the whole folder anyway: the same answer as
+ * {@link listSkillScripts} without a second listing.
+ */
+export function scriptsAmong(files: readonly string[]): SkillScript[] {
+  const scripts: SkillScript[] = [];
+  for (const path of files) {
+    if (!path.startsWith(SCRIPTS_PREFIX)) continue;
+    const language = scriptLanguage(path);
+    if (language !== undefined) scripts.push({ path, language });
+  }
+  return scripts;
+}
+
+const SCRIPTS_PREFIX = "scripts/";

@@ -6,7 +6,13 @@ const compiled = new Map<string, ValidateFunction>();
 // Schemas come from skills; a bounded cache keeps a long-running server from growing without end.
 const MAX_COMPILED = 2_000;
 
+// The same schema object comes back on every call of a tool (and of a skill while it is
+// unchanged): found by identity without writing the schema out as text each time.
+const byObject = new WeakMap<JsonSchema, ValidateFunction>();
+
 function validatorFor(schema: JsonSchema): ValidateFunction {
+  const known = byObject.get(schema);
+  if (known !== undefined) return known;
   const key = JSON.stringify(schema);
   let validate = compiled.get(key);
   if (validate === undefined) {
@@ -15,6 +21,7 @@ function validatorFor(schema: JsonSchema): ValidateFunction {
     if (compiled.size >= MAX_COMPILED) compiled.clear();
     compiled.set(key, validate);
   }
+  byObject.set(schema, validate);
   return validate;
 }
 

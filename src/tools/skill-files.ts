@@ -1,32 +1,9 @@
 import { isUtf8 } from "node:buffer";
-import { closeSync, constants, fstatSync, openSync, readdirSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
 
 /** The most of one resource file shown to a model: 64 KiB, then a note. */
 export const MAX_RESOURCE_BYTES = 64 * 1024;
-
-/**
- * The regular files of a skill folder, relative paths with `/`, sorted; links and
- * special files are not listed (and so can never be read through a tool).
- */
-export function listSkillFiles(folder: string): string[] {
-  const files: string[] = [];
-  const visit = (relative: string): void => {
-    let entries: import("node:fs").Dirent[];
-    try {
-      entries = readdirSync(relative === "" ? folder : join(folder, relative), { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const entry of entries) {
-      const path = relative === "" ? entry.name : `${relative}/${entry.name}`;
-      if (entry.isDirectory()) visit(path);
-      else if (entry.isFile()) files.push(path);
-    }
-  };
-  visit("");
-  return files.sort();
-}
 
 /** A resource path a model sent, checked: relative, no `..`, no backslash, no NUL, and listed. */
 export function checkResourcePath(

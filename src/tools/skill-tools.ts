@@ -2,10 +2,11 @@ import { find } from "../catalog/find.js";
 import { searchSkills } from "../catalog/search.js";
 import { skillIndex } from "../catalog/skill-index.js";
 import { effectiveSchema, type JsonSchema } from "../skill/parameters-schema.js";
-import { listSkillScripts } from "../skill/scripts.js";
+import { listSkillScripts, scriptsAmong } from "../skill/scripts.js";
 import type { Skill } from "../skill/skill.js";
+import { listSkillFiles } from "../skill/skill-files.js";
 import { checkAgainstSchema } from "./input.js";
-import { checkResourcePath, listSkillFiles, readResourceText } from "./skill-files.js";
+import { checkResourcePath, readResourceText } from "./skill-files.js";
 import type { SkillView } from "./skill-view.js";
 import type { AnyTool, CallSubject, PreparedCall, ToolDefinition } from "./tool.js";
 
@@ -47,10 +48,13 @@ export function offeredSkill(
   };
 }
 
-/** The `<available_scripts>` block: each script with the schema its arguments are checked against. */
-export function availableScripts(skill: Skill): string {
+/**
+ * The `<available_scripts>` block: each script with the schema its arguments are checked
+ * against. `files` is the skill folder's listing when the caller has it.
+ */
+export function availableScripts(skill: Skill, files?: readonly string[]): string {
   if (skill.directory === undefined) return "";
-  const scripts = listSkillScripts(skill.directory);
+  const scripts = files === undefined ? listSkillScripts(skill.directory) : scriptsAmong(files);
   if (scripts.length === 0) return "";
   const { execution, tier, parametersSchema } = skill.governance;
   const lines = scripts.map(
@@ -81,14 +85,10 @@ function loadSkill(environment: SkillToolsEnvironment): ToolDefinition<{ skill: 
       if (!found.ok) return { text: found.message, status: "refused" };
       const { skill } = found;
       const parts = [`<skill name="${skill.name}">\n${skill.text()}\n</skill>`];
-      const scripts = availableScripts(skill);
+      const files = skill.directory === undefined ? [] : listSkillFiles(skill.directory);
+      const scripts = availableScripts(skill, files);
       if (scripts !== "") parts.push(scripts);
-      const resources =
-        skill.directory === undefined
-          ? []
-          : listSkillFiles(skill.directory).filter(
-              (path) => path !== "SKILL.md" && !path.startsWith("scripts/"),
-            );
+      const resources = files.filter((path) => path !== "SKILL.md" && !path.startsWith("scripts/"));
       if (resources.length > 0)
         parts.push(`<available_resources>\n${resources.join("\n")}\n</available_resources>`);
       return parts.join("\n");
