@@ -190,7 +190,7 @@ export class Broker {
         ...(subject.skillRunnable !== undefined ? { skillRunnable: subject.skillRunnable } : {}),
         ...(subject.draftTargetLocked !== undefined ? { draftTargetLocked: subject.draftTargetLocked } : {}),
       },
-      { grants: this.grants.grants(scope) },
+      lazyGrants(this.grants, scope),
     );
     event("policy-decided", subject, { rule: decision.rule, decision: decision.effect });
     if (decision.effect === "deny") return finish(subject, denialText(decision, subject), "denied", decision);
@@ -395,4 +395,18 @@ export function hostText(error: unknown): string {
 function errorKind(error: unknown): string {
   if (isSkillgateError(error)) return error.code;
   return error instanceof Error ? error.name : "unknown";
+}
+
+/**
+ * The policy's context with the scope's grants read only when a rule asks for them (only
+ * change and destructive calls can be allowed by a grant): a read costs no grants query.
+ */
+function lazyGrants(store: GrantStore, scope: GrantScope): { readonly grants: ReadonlySet<string> } {
+  let grants: ReadonlySet<string> | undefined;
+  return {
+    get grants() {
+      grants ??= store.grants(scope);
+      return grants;
+    },
+  };
 }

@@ -88,6 +88,37 @@ describe("a turn", () => {
     expect(result.text).not.toContain("find.sh");
   });
 
+  it("reads the chat's grants only for calls a grant can allow", async () => {
+    const tree = makeTree();
+    const project = join(tree, "project");
+    writeSkill(join(project, ".agents", "skills"), "backup", {
+      frontMatter: { description: "Back up a folder.", metadata: { "skillgate.tier": "change" } },
+      files: { "scripts/backup.py": "print('ok')\n" },
+    });
+    const catalog = createCatalog({ ...isolatedFolders(tree), roots: [project], builtins: false });
+    const asked: string[] = [];
+    const broker = new Broker({
+      grants: {
+        grants: (scope) => {
+          asked.push(scope.id);
+          return new Set();
+        },
+        addGrant: () => {},
+      },
+    });
+    const current = createTurn(
+      { discover: () => catalog.discover(), broker, runner: new FakeRunner() },
+      {
+        chatId: "chat-1",
+      },
+    );
+    expect((await current.call("load_skill", { skill: "backup" })).status).toBe("ok");
+    expect(asked).toEqual([]);
+    const input = { skill: "backup", script: "scripts/backup.py", arguments: {} };
+    expect((await current.call("run_skill_script", input)).status).toBe("declined");
+    expect(asked).toEqual(["chat-1"]);
+  });
+
   it("the approver hears the call's signal and what the surface passed as its caller", async () => {
     const tree = makeTree();
     const project = join(tree, "project");
