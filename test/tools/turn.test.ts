@@ -46,6 +46,21 @@ function setup(answers: Array<ApprovalAnswer | "expired" | "deferred"> = []) {
   return { tree, skills, catalog, broker, runner, asked, events, turn };
 }
 
+/** A turn of chat `chat-1` through `broker` over one change-tier skill, `backup`, with one script. */
+function backupTurn(broker: Broker) {
+  const tree = makeTree();
+  const project = join(tree, "project");
+  writeSkill(join(project, ".agents", "skills"), "backup", {
+    frontMatter: { description: "Back up a folder.", metadata: { "skillgate.tier": "change" } },
+    files: { "scripts/backup.py": "print('ok')\n" },
+  });
+  const catalog = createCatalog({ ...isolatedFolders(tree), roots: [project], builtins: false });
+  return createTurn(
+    { discover: () => catalog.discover(), broker, runner: new FakeRunner() },
+    { chatId: "chat-1" },
+  );
+}
+
 describe("a turn", () => {
   it("offers the skill tools and an index naming load_skill, never a body", () => {
     const { turn } = setup();
@@ -89,13 +104,6 @@ describe("a turn", () => {
   });
 
   it("reads the chat's grants only for calls a grant can allow", async () => {
-    const tree = makeTree();
-    const project = join(tree, "project");
-    writeSkill(join(project, ".agents", "skills"), "backup", {
-      frontMatter: { description: "Back up a folder.", metadata: { "skillgate.tier": "change" } },
-      files: { "scripts/backup.py": "print('ok')\n" },
-    });
-    const catalog = createCatalog({ ...isolatedFolders(tree), roots: [project], builtins: false });
     const asked: string[] = [];
     const broker = new Broker({
       grants: {
@@ -106,12 +114,7 @@ describe("a turn", () => {
         addGrant: () => {},
       },
     });
-    const current = createTurn(
-      { discover: () => catalog.discover(), broker, runner: new FakeRunner() },
-      {
-        chatId: "chat-1",
-      },
-    );
+    const current = backupTurn(broker);
     expect((await current.call("load_skill", { skill: "backup" })).status).toBe("ok");
     expect(asked).toEqual([]);
     const input = { skill: "backup", script: "scripts/backup.py", arguments: {} };
@@ -120,13 +123,6 @@ describe("a turn", () => {
   });
 
   it("the approver hears the call's signal and what the surface passed as its caller", async () => {
-    const tree = makeTree();
-    const project = join(tree, "project");
-    writeSkill(join(project, ".agents", "skills"), "backup", {
-      frontMatter: { description: "Back up a folder.", metadata: { "skillgate.tier": "change" } },
-      files: { "scripts/backup.py": "print('ok')\n" },
-    });
-    const catalog = createCatalog({ ...isolatedFolders(tree), roots: [project], builtins: false });
     const heard: Array<{ caller: unknown; signal: AbortSignal | undefined }> = [];
     const broker = new Broker({
       approve: async (_request, call) => {
@@ -134,12 +130,7 @@ describe("a turn", () => {
         return "decline";
       },
     });
-    const current = createTurn(
-      { discover: () => catalog.discover(), broker, runner: new FakeRunner() },
-      {
-        chatId: "chat-1",
-      },
-    );
+    const current = backupTurn(broker);
     const controller = new AbortController();
     const caller = { requestId: 7 };
     const input = { skill: "backup", script: "scripts/backup.py", arguments: {} };
