@@ -1,10 +1,37 @@
 /**
- * Process groups skillgate started and has not yet seen end. Each is killed when this
- * process exits, so a crash or `process.exit()` in the middle of a run or a hook leaves
- * nothing behind. One registry for every place that starts a group (runners, shell hooks).
+ * What skillgate must undo if this process exits while it is running: process groups it
+ * started and has not seen end, sandboxes kept ahead of their runs. One `exit` listener runs
+ * every registered action, in the order they were registered, so a crash or
+ * `process.exit()` in the middle of a run or a hook leaves nothing behind.
  */
-const liveGroups = new Set<number>();
+const exitActions = new Set<() => void>();
 let exitHookInstalled = false;
+
+/**
+ * Runs `action` when this process exits (it must be synchronous: nothing else runs then).
+ * Returns the function that drops it, for when what it would undo has ended on its own. An
+ * action that throws does not stop the others.
+ */
+export function onProcessExit(action: () => void): () => void {
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.once("exit", () => {
+      for (const each of exitActions) {
+        try {
+          each();
+        } catch {
+          // The process is ending: the next action still gets its turn.
+        }
+      }
+    });
+  }
+  // A wrapper of its own, so one function registered twice is two registrations.
+  const entry = (): void => action();
+  exitActions.add(entry);
+  return () => {
+    exitActions.delete(entry);
+  };
+}
 
 /** Sends a signal to every process of a group; a group that is gone already is fine. */
 export function killGroup(group: number, signal: NodeJS.Signals = "SIGKILL"): void {
@@ -20,14 +47,5 @@ export function killGroup(group: number, signal: NodeJS.Signals = "SIGKILL"): vo
  * Returns the function that forgets it once it has ended.
  */
 export function holdGroup(group: number): () => void {
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.once("exit", () => {
-      for (const live of liveGroups) killGroup(live, "SIGKILL");
-    });
-  }
-  liveGroups.add(group);
-  return () => {
-    liveGroups.delete(group);
-  };
+  return onProcessExit(() => killGroup(group, "SIGKILL"));
 }

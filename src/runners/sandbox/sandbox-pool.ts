@@ -1,3 +1,4 @@
+import { onProcessExit } from "../../core/process-groups.js";
 import { type LaunchShape, type PreparedLaunch, prepareLaunch } from "./prepared-launch.js";
 
 /** Options of {@link SandboxPool}. */
@@ -11,12 +12,13 @@ export interface SandboxPoolOptions {
 // sandbox never outlives skillgate. A process killed outright leaves at most empty cgroups,
 // which the next skillgate's detection sweeps.
 const held = new Set<PreparedLaunch>();
-let exitHookInstalled = false;
+let exitActionRegistered = false;
 
 function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once("exit", () => {
+  if (exitActionRegistered) return;
+  exitActionRegistered = true;
+  // One action for them all: every chain is killed before any cgroup is waited for.
+  onProcessExit(() => {
     for (const launch of held) launch.chain.kill();
     for (const launch of held) launch.disposeNow();
   });

@@ -1,6 +1,7 @@
 import { type ChildProcess, type StdioOptions, spawn } from "node:child_process";
 import { closeSync, openSync, readdirSync, readFileSync } from "node:fs";
 import type { Readable, Writable } from "node:stream";
+import { onProcessExit } from "../../core/process-groups.js";
 import { SANDBOX_FDS } from "./bwrap-arguments.js";
 
 /** What to spawn: the launch chain, its environment and the files bubblewrap reads. */
@@ -53,20 +54,6 @@ export interface LaunchedChain {
   hold(held: boolean): void;
 }
 
-// Launch chains still alive: killed when this process exits, so a crash or process.exit()
-// in the middle of a run tears its sandbox down (bubblewrap's --die-with-parent does the rest),
-// and a chain kept ahead of a run never outlives the process.
-const live = new Set<ChildProcess>();
-let exitHookInstalled = false;
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once("exit", () => {
-    for (const child of live) killChain(child);
-  });
-}
-
 /**
  * SIGKILLs the launch chain: its process group (it was spawned as a group leader) and
  * bubblewrap itself. bubblewrap's --die-with-parent then SIGKILLs the sandbox's init, and
@@ -92,7 +79,6 @@ export function killChain(child: ChildProcess): void {
 export function spawnLaunch(spec: LaunchSpec): LaunchedChain | { readonly error: string } {
   const program = spec.argv[0];
   if (program === undefined) return { error: "empty command" };
-  installExitHook();
   let child: ChildProcess;
   const opened: number[] = [];
   try {
@@ -128,8 +114,10 @@ export function spawnLaunch(spec: LaunchSpec): LaunchedChain | { readonly error:
   });
   const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
   const chainExited = (): boolean => exit !== undefined;
-  void exited.then(() => live.delete(child));
-  if (child.pid !== undefined) live.add(child);
+  // A chain still alive is killed when this process exits, so a crash or process.exit() in the
+  // middle of a run tears its sandbox down (bubblewrap's --die-with-parent does the rest), and
+  // a chain kept ahead of a run never outlives the process.
+  if (child.pid !== undefined) void exited.then(onProcessExit(() => killChain(child)));
   const stdio = child.stdio as readonly (Readable | Writable | null | undefined)[];
   const pipes = stdio.filter((stream): stream is Readable | Writable => stream != null);
   // A pipe closed by the other end (a script that never reads stdin) is not an error.
