@@ -1,11 +1,12 @@
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
+import { admit } from "./admit.js";
 import { endToEndHeaders, type HeaderMap, headerValues } from "./headers.js";
 import type { ProxyState } from "./proxy-state.js";
 import type { ProxyRefusal } from "./refusals.js";
 import { resolveChecked } from "./resolve.js";
 import { refuseResponse, sendText, unreachableText } from "./respond.js";
-import { checkTarget, DEFAULT_PORTS, hostHeaderAgrees, parseAbsoluteUrl } from "./target.js";
+import { DEFAULT_PORTS, parseAbsoluteUrl } from "./target.js";
 import { connectToChecked } from "./upstream.js";
 
 /**
@@ -27,18 +28,9 @@ async function forward(state: ProxyState, request: IncomingMessage, response: Se
     refuseResponse(state, response, { ...refusal, kind: "http" });
   const url = parseAbsoluteUrl(request.url ?? "");
   if (!url.ok) return refuse({ host: "", port: null, reason: "bad_request" });
-  const check = checkTarget(url.authority, "http", state.allowList);
-  if (!check.ok) return refuse({ host: check.host, port: check.port, reason: check.reason });
-  const { target } = check;
-  const hostHeaders = headerValues(request.rawHeaders, "host");
-  if (hostHeaders.length > 1) return refuse({ host: target.host, port: target.port, reason: "bad_request" });
-  const [hostHeader] = hostHeaders;
-  if (hostHeader !== undefined && !hostHeaderAgrees(hostHeader, target, "http"))
-    return refuse({ host: target.host, port: target.port, reason: "host_mismatch" });
-
-  const release = state.acquireSlot();
-  if (release === undefined)
-    return refuse({ host: target.host, port: target.port, reason: "too_many_tunnels" });
+  const admission = admit(state, url.authority, "http", request.rawHeaders);
+  if (!admission.ok) return refuse(admission.refusal);
+  const { target, release } = admission;
   const abort = new AbortController();
   let upstream: Socket | undefined;
   response.once("close", () => {

@@ -1,11 +1,10 @@
 import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
-import { headerValues } from "./headers.js";
+import { admit } from "./admit.js";
 import type { ProxyState } from "./proxy-state.js";
 import type { ProxyRefusal } from "./refusals.js";
 import { resolveChecked } from "./resolve.js";
 import { rawResponse, refuseOnSocket, unreachableText } from "./respond.js";
-import { checkTarget, hostHeaderAgrees } from "./target.js";
 import { connectToChecked } from "./upstream.js";
 
 /**
@@ -29,18 +28,9 @@ export function handleConnect(
 async function openTunnel(state: ProxyState, request: IncomingMessage, client: Socket, head: Buffer) {
   const refuse = (refusal: Omit<ProxyRefusal, "kind">) =>
     refuseOnSocket(state, client, { ...refusal, kind: "connect" });
-  const check = checkTarget(request.url ?? "", "connect", state.allowList);
-  if (!check.ok) return refuse({ host: check.host, port: check.port, reason: check.reason });
-  const { target } = check;
-  const hostHeaders = headerValues(request.rawHeaders, "host");
-  if (hostHeaders.length > 1) return refuse({ host: target.host, port: target.port, reason: "bad_request" });
-  const [hostHeader] = hostHeaders;
-  if (hostHeader !== undefined && !hostHeaderAgrees(hostHeader, target, "connect"))
-    return refuse({ host: target.host, port: target.port, reason: "host_mismatch" });
-
-  const release = state.acquireSlot();
-  if (release === undefined)
-    return refuse({ host: target.host, port: target.port, reason: "too_many_tunnels" });
+  const admission = admit(state, request.url ?? "", "connect", request.rawHeaders);
+  if (!admission.ok) return refuse(admission.refusal);
+  const { target, release } = admission;
   const abort = new AbortController();
   client.once("close", () => {
     release();
