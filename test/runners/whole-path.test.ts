@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createSkillgate } from "../../src/app/skillgate.js";
+import { createSkillgate, type SkillgateOptions } from "../../src/app/skillgate.js";
 import { silentLogger } from "../../src/observe/logger.js";
 import type { ApprovalRequest } from "../../src/policy/approvals.js";
 import type { RunResult } from "../../src/runners/contract.js";
@@ -31,20 +31,30 @@ function setUp(options: { trusted?: string[]; execution?: "local" | "sandbox" } 
   return { ...tree, config, project, folder };
 }
 
+/** A Skillgate over a set-up tree: no built-ins, no audit file, every ask answered "once" unless `options` says otherwise. */
+function skillgateOver(
+  place: { readonly config: string; readonly data: string; readonly project: string },
+  options: SkillgateOptions = {},
+) {
+  return createSkillgate({
+    config: place.config,
+    data: place.data,
+    roots: [place.project],
+    builtins: false,
+    audit: false,
+    approve: async () => "once",
+    ...options,
+  });
+}
+
 describe("run_skill_script through the default router", () => {
   it("an approved call of a trusted local skill runs and the script's output comes back", async () => {
     const { config, data, project } = setUp();
     const results: RunResult[] = [];
-    const skillgate = createSkillgate({
-      config,
-      data,
-      roots: [project],
-      builtins: false,
-      audit: false,
-      logger: silentLogger,
-      approve: async () => "once",
-      observeRuns: { onResult: (_request, result) => results.push(result) },
-    });
+    const skillgate = skillgateOver(
+      { config, data, project },
+      { logger: silentLogger, observeRuns: { onResult: (_request, result) => results.push(result) } },
+    );
     try {
       const turn = skillgate.createTurn({ chatId: "test" });
       const answer = await turn.call("run_skill_script", {
@@ -64,18 +74,16 @@ describe("run_skill_script through the default router", () => {
     const { config, data, project, folder, root } = setUp();
     const marker = join(root, "swapped-ran");
     const asked: ApprovalRequest[] = [];
-    const skillgate = createSkillgate({
-      config,
-      data,
-      roots: [project],
-      builtins: false,
-      audit: false,
-      approve: async (request) => {
-        asked.push(request);
-        writeFileSync(join(folder, "scripts/run.sh"), `touch ${marker}\n`);
-        return "once";
+    const skillgate = skillgateOver(
+      { config, data, project },
+      {
+        approve: async (request) => {
+          asked.push(request);
+          writeFileSync(join(folder, "scripts/run.sh"), `touch ${marker}\n`);
+          return "once";
+        },
       },
-    });
+    );
     try {
       const turn = skillgate.createTurn({ chatId: "test" });
       const answer = await turn.call("run_skill_script", { skill: "demo", script: "scripts/run.sh" });
@@ -91,14 +99,7 @@ describe("run_skill_script through the default router", () => {
 
   it("a local skill the owner has not trusted is refused with the way to trust it", async () => {
     const { config, data, project } = setUp({ trusted: ["other-*"] });
-    const skillgate = createSkillgate({
-      config,
-      data,
-      roots: [project],
-      builtins: false,
-      audit: false,
-      approve: async () => "once",
-    });
+    const skillgate = skillgateOver({ config, data, project });
     try {
       const turn = skillgate.createTurn({ chatId: "test" });
       const answer = await turn.call("run_skill_script", { skill: "demo", script: "scripts/run.sh" });
@@ -117,14 +118,7 @@ describe("run_skill_script through the default router", () => {
       "runners:\n  local:\n    trusted: [demo]\n  limits:\n    timeout_seconds: 1\n",
     );
     writeFileSync(join(folder, "scripts/run.sh"), "sleep 300\n");
-    const skillgate = createSkillgate({
-      config,
-      data,
-      roots: [project],
-      builtins: false,
-      audit: false,
-      approve: async () => "once",
-    });
+    const skillgate = skillgateOver({ config, data, project });
     try {
       const turn = skillgate.createTurn({ chatId: "test" });
       const answer = await turn.call("run_skill_script", { skill: "demo", script: "scripts/run.sh" });
@@ -139,14 +133,7 @@ describe("run_skill_script through the default router", () => {
     if (sandboxTools().bwrap === undefined) context.skip();
     const { config, data, project, folder } = setUp({ execution: "sandbox" });
     writeFileSync(join(folder, "scripts/run.sh"), 'echo "$(id -u) $SKILLGATE_SKILL_ARGS"\n');
-    const skillgate = createSkillgate({
-      config,
-      data,
-      roots: [project],
-      builtins: false,
-      audit: false,
-      approve: async () => "once",
-    });
+    const skillgate = skillgateOver({ config, data, project });
     try {
       const turn = skillgate.createTurn({ chatId: "test" });
       const answer = await turn.call("run_skill_script", {
