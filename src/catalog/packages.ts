@@ -21,7 +21,12 @@ export interface PackageSkillsResult {
 interface Listing {
   /** The stamp of `node_modules` and of each `@scope` folder in it, by path. */
   readonly stamps: ReadonlyMap<string, string>;
-  readonly packages: string[];
+  /**
+   * Each package folder with its real path, resolved when the listing was made: a package
+   * folder or link can only be replaced by changing `node_modules` (or its scope folder),
+   * which makes a new listing. Undefined when it could not be resolved (a broken link).
+   */
+  readonly packages: readonly { readonly folder: string; readonly real: string | undefined }[];
   readonly listedAt: number;
   /** What each package's `package.json` said, by the package's real path; dropped with the listing. */
   readonly manifests: Map<string, ManifestRead>;
@@ -45,14 +50,8 @@ export function packageSkillSources(
   const sources: SkillFolderSource[] = [];
   const diagnostics: Diagnostic[] = [];
   const seen = new Set<string>();
-  const add = (packageFolder: string, manifests?: Map<string, ManifestRead>): void => {
-    let real: string;
-    try {
-      real = realpathSync.native(packageFolder);
-    } catch {
-      return;
-    }
-    if (seen.has(real)) return;
+  const add = (real: string | undefined, manifests?: Map<string, ManifestRead>): void => {
+    if (real === undefined || seen.has(real)) return;
     seen.add(real);
     const result = manifests === undefined ? readPackageSkills(real) : cachedPackageSkills(real, manifests);
     sources.push(...result.sources);
@@ -61,7 +60,7 @@ export function packageSkillSources(
   for (const root of roots) {
     const listing = listInstalledPackages(join(resolve(root), "node_modules"));
     if (listing === undefined) continue;
-    for (const folder of listing.packages) add(folder, listing.manifests);
+    for (const installed of listing.packages) add(installed.real, listing.manifests);
   }
   for (const name of packageNames) {
     const folder = findPackage(name, [...roots, ...searchFrom]);
@@ -78,7 +77,7 @@ export function packageSkillSources(
       );
       continue;
     }
-    add(folder);
+    add(realPathOrUndefined(folder));
   }
   return { sources, diagnostics };
 }
@@ -98,15 +97,18 @@ function listInstalledPackages(nodeModules: string): Listing | undefined {
     return undefined;
   }
   const stamps = new Map<string, string>([[nodeModules, top.stamp]]);
-  const packages: string[] = [];
+  const packages: { folder: string; real: string | undefined }[] = [];
+  const addPackage = (folder: string): void => {
+    packages.push({ folder, real: realPathOrUndefined(folder) });
+  };
   for (const entry of safeList(nodeModules)) {
     if (entry.startsWith(".")) continue;
     if (entry.startsWith("@")) {
       const scope = join(nodeModules, entry);
       stamps.set(scope, folderStamp(scope)?.stamp ?? "missing");
-      for (const inner of safeList(scope)) packages.push(join(scope, inner));
+      for (const inner of safeList(scope)) addPackage(join(scope, inner));
     } else {
-      packages.push(join(nodeModules, entry));
+      addPackage(join(nodeModules, entry));
     }
   }
   const listing: Listing = { stamps, packages, listedAt, manifests: new Map() };
@@ -147,6 +149,14 @@ function listingStillGood(listing: Listing): boolean {
     if (now === undefined || now.stamp !== stamp || !settledBefore(now, listing.listedAt)) return false;
   }
   return true;
+}
+
+function realPathOrUndefined(path: string): string | undefined {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return undefined;
+  }
 }
 
 function safeList(folder: string): string[] {

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { type DiscoveryResult, SkillDiscovery } from "../../src/catalog/discover.js";
@@ -208,5 +208,31 @@ describe("packageSkillSources", () => {
     const later = packageSkillSources([project], [], []);
     expect(later.diagnostics).toEqual([]);
     expect(later.sources.map((source) => source.source)).toEqual(["package:pkg-late"]);
+  });
+
+  it("follows a linked package (as pnpm installs them) to a new version when the link is pointed elsewhere", () => {
+    const tree = makeTree();
+    const project = join(tree, "project");
+    mkdirSync(join(project, "node_modules"), { recursive: true });
+    const store = join(tree, "store");
+    for (const version of ["1", "2"]) {
+      const folder = join(store, `linked@${version}`);
+      mkdirSync(folder, { recursive: true });
+      writeFileSync(
+        join(folder, "package.json"),
+        JSON.stringify({ name: "linked", skills: `skills-v${version}` }),
+      );
+      writeSkill(join(folder, `skills-v${version}`), `from-v${version}`);
+    }
+    const link = join(project, "node_modules", "linked");
+    symlinkSync(join(store, "linked@1"), link, "dir");
+    expect(packageSkillSources([project], [], []).sources.map((source) => source.folder)).toEqual([
+      join(store, "linked@1", "skills-v1"),
+    ]);
+    rmSync(link);
+    symlinkSync(join(store, "linked@2"), link, "dir");
+    expect(packageSkillSources([project], [], []).sources.map((source) => source.folder)).toEqual([
+      join(store, "linked@2", "skills-v2"),
+    ]);
   });
 });
