@@ -128,7 +128,8 @@ function streamTo(spec: ProcessSpec, stream: "stdout" | "stderr"): ((text: strin
   return listener === undefined ? undefined : (text) => listener(stream, text);
 }
 
-function interrupted(started: number): RunResult {
+/** The result of a run stopped by its caller's abort signal before it answered; `started` is `performance.now()` at its start. */
+export function interrupted(started: number): RunResult {
   return {
     status: "interrupted",
     exitCode: null,

@@ -2,6 +2,7 @@ import { basename, isAbsolute } from "node:path";
 import { performance } from "node:perf_hooks";
 import type { RunResult } from "../contract.js";
 import { MAX_ARGUMENTS_JSON_BYTES } from "../local-runner.js";
+import { interrupted } from "../process-group.js";
 import { type BwrapRun, bwrapRunArguments, encodeArguments, runCommand } from "./bwrap-arguments.js";
 import { type CgroupSupport, hostCgroupSupport } from "./cgroup-detect.js";
 import { type BwrapFeatures, chainDeathSignal, sandboxTools, shellIsDash } from "./host-tools.js";
@@ -317,16 +318,4 @@ function toResult(
 
 function firstLine(text: string): string {
   return (text.split("\n").find((line) => line.trim() !== "") ?? "").slice(0, 300);
-}
-
-function interrupted(started: number): SandboxRunResult {
-  return {
-    status: "interrupted",
-    exitCode: null,
-    stdout: "",
-    stderr: "",
-    stdoutTruncated: false,
-    stderrTruncated: false,
-    durationMs: performance.now() - started,
-  };
 }
