@@ -49,3 +49,23 @@ export function killGroup(group: number, signal: NodeJS.Signals = "SIGKILL"): vo
 export function holdGroup(group: number): () => void {
   return onProcessExit(() => killGroup(group, "SIGKILL"));
 }
+
+/**
+ * True for a name `<prefix><pid>-…` that a process gave something it made (a cgroup, a
+ * folder) when that process no longer exists, so what it left may be swept. False for any
+ * other name, and while the process lives (one this process may not signal counts as alive).
+ */
+export function leftByEndedProcess(name: string, prefix: string): boolean {
+  if (!name.startsWith(prefix)) return false;
+  const owner = Number(name.slice(prefix.length).split("-")[0]);
+  return Number.isInteger(owner) && owner > 0 && !processExists(owner);
+}
+
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { leftByEndedProcess } from "../../src/core/process-groups.js";
 import { makeTree } from "../helpers/skill-tree.js";
 
 const repositoryRoot = fileURLToPath(new URL("../..", import.meta.url));
@@ -33,5 +34,24 @@ describe("onProcessExit and holdGroup", () => {
     expect(isRunning(sleeper)).toBe(false);
     expect(existsSync(join(folder, "ran"))).toBe(true);
     expect(existsSync(join(folder, "dropped"))).toBe(false);
+  });
+});
+
+describe("leftByEndedProcess", () => {
+  it("is true only for a name of the prefix whose owner process has ended", () => {
+    const ended = spawnSync("true").pid;
+    expect(ended).toBeGreaterThan(1);
+    expect(leftByEndedProcess(`skillgate-run-${ended}-ab12`, "skillgate-run-")).toBe(true);
+    for (const [name, why] of [
+      [`skillgate-run-${process.pid}-ab12`, "the owner lives"],
+      ["skillgate-run-1-ab12", "pid 1 lives"],
+      [`other-${ended}-ab12`, "another prefix"],
+      ["skillgate-run-abc-ab12", "not a pid"],
+      ["skillgate-run-0-ab12", "pid 0"],
+      ["skillgate-run--5-ab12", "a negative pid"],
+      ["skillgate-run-", "no pid at all"],
+    ] as const) {
+      expect(leftByEndedProcess(name, "skillgate-run-"), why).toBe(false);
+    }
   });
 });

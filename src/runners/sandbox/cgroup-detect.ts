@@ -1,5 +1,6 @@
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync } from "node:fs";
 import { join } from "node:path";
+import { leftByEndedProcess } from "../../core/process-groups.js";
 
 /** The cgroup controllers the sandbox uses: processes, memory and CPU time. */
 export type CgroupController = "pids" | "memory" | "cpu";
@@ -240,22 +241,11 @@ function sweep(folder: string): void {
     return;
   }
   for (const entry of entries) {
-    if (!entry.startsWith(RUN_CGROUP_PREFIX)) continue;
-    const owner = Number(entry.slice(RUN_CGROUP_PREFIX.length).split("-")[0]);
-    if (!Number.isInteger(owner) || owner <= 0 || processExists(owner)) continue;
+    if (!leftByEndedProcess(entry, RUN_CGROUP_PREFIX)) continue;
     try {
       rmdirSync(join(folder, entry));
     } catch {
       // not empty, or already gone
     }
-  }
-}
-
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }

@@ -9,6 +9,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { extname, isAbsolute, join, normalize, posix } from "node:path";
+import { leftByEndedProcess } from "../../core/process-groups.js";
 import type { RunResult } from "../contract.js";
 import { removeTree } from "../remove-tree.js";
 import { type BwrapFeatures, bwrapFeatures, type SandboxTools } from "./host-tools.js";
@@ -194,9 +195,7 @@ export function sweepPortalFolders(): void {
     return;
   }
   for (const entry of entries) {
-    if (!entry.startsWith(PORTAL_FOLDER_PREFIX)) continue;
-    const owner = Number(entry.slice(PORTAL_FOLDER_PREFIX.length).split("-")[0]);
-    if (!Number.isInteger(owner) || owner <= 0 || processExists(owner)) continue;
+    if (!leftByEndedProcess(entry, PORTAL_FOLDER_PREFIX)) continue;
     const folder = join(tmpdir(), entry);
     try {
       const stats = lstatSync(folder);
@@ -204,14 +203,5 @@ export function sweepPortalFolders(): void {
     } catch {
       // gone, or not removable: left alone
     }
-  }
-}
-
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
