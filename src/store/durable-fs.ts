@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, open, rename, rm, unlink } from "node:fs/promises";
+import { lstat, mkdir, open, rename, rm, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 
 /**
@@ -118,4 +118,14 @@ export async function syncTree(root: string, relativeFiles: readonly string[]): 
   }
   for (const folder of [...folders].sort((left, right) => right.length - left.length))
     await syncFolder(folder);
+}
+
+/** True when something (a file, a folder, a link, even a broken one) is at `path`. */
+export async function exists(path: string): Promise<boolean> {
+  try {
+    await lstat(path);
+    return true;
+  } catch {
+    return false;
+  }
 }

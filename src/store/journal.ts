@@ -1,6 +1,7 @@
-import { lstat, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import {
+  exists,
   makeFolder,
   removeFileDurably,
   removeTree,
@@ -193,13 +194,4 @@ function parseJournal(text: string, file: string): JournalRecord {
     throw new StoreCorruptError(file, "the journal does not have the expected shape");
   }
   return value as JournalRecord;
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await lstat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -1,6 +1,6 @@
-import { lstat, readdir } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { removeTree, TEMP_PREFIX } from "./durable-fs.js";
+import { exists, removeTree, TEMP_PREFIX } from "./durable-fs.js";
 import {
   INDEX_FILE,
   readIndex,
@@ -73,15 +73,6 @@ export async function prepareStore(folder: string): Promise<WriteContext> {
     });
   }
   return { index, cleaned };
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await lstat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function listOrEmpty(folder: string): Promise<string[]> {

@@ -1,9 +1,9 @@
-import { lstat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Diagnostic } from "../core/diagnostics.js";
 import { hashSkillFolder } from "../skill/content-hash.js";
 import { SKILL_FILE } from "../skill/read-skill-file.js";
 import { checkDraftWritable } from "./draft-guard.js";
+import { exists } from "./durable-fs.js";
 import {
   SkillChangedError,
   SkillExistsError,
@@ -387,13 +387,4 @@ function result(
     diagnostics,
     scriptWarnings,
   };
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await lstat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
