@@ -19,7 +19,8 @@ import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { distFolder } from "./contestants.mjs";
-import { median, SETTLE_MS } from "./mcp.mjs";
+import { SETTLE_MS } from "./mcp.mjs";
+import { median } from "./stats.mjs";
 
 const { values } = parseArgs({
   options: { packages: { type: "string", default: "500" }, looks: { type: "string", default: "400" } },

@@ -30,6 +30,7 @@ import {
   skillgateOptions,
 } from "./contestants.mjs";
 import { generateSkills } from "./generate.mjs";
+import { median, summary } from "./stats.mjs";
 
 const WORKER = new URL("./cold-worker.mjs", import.meta.url).pathname;
 
@@ -40,16 +41,6 @@ export const TARGETS = [
   { id: "repeat/pi", label: "skillgate repeat, unchanged <= 1/20 of pi", limit: 0.05 },
 ];
 const TARGET_SIZE = 10_000;
-
-function median(values) {
-  const sorted = [...values].sort((left, right) => left - right);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-}
-
-function summary(values) {
-  return { median: median(values), min: Math.min(...values), samples: values.length };
-}
 
 /** A GC between measurements, so one contestant's garbage is not collected on another's clock. */
 function garbageCollector() {

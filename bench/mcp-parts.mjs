@@ -22,7 +22,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { distFolder } from "./contestants.mjs";
-import { BARE, connect, importSdk, LOAD, median, SETTLE_MS, setUp, timedCall } from "./mcp.mjs";
+import { BARE, connect, importSdk, LOAD, SETTLE_MS, setUp, timedCall } from "./mcp.mjs";
+import { median } from "./stats.mjs";
 
 const CATALOG_LOOK = {
   file: "tools/skill-view.js",

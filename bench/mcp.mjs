@@ -28,6 +28,7 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { distFolder } from "./contestants.mjs";
+import { median, summary } from "./stats.mjs";
 
 /** The target from the issue: load_skill through skillgate at most this many times the bare server's median. */
 export const LOAD_SKILL_RATIO_TARGET = 1.5;
@@ -42,17 +43,6 @@ const RUN = {
   arguments: { skill: "bench-noop", script: "scripts/noop.py", arguments: {} },
 };
 export const BARE = { name: "noop", arguments: {} };
-
-/** The middle value (the mean of the two middle ones for an even count). */
-export function median(values) {
-  const sorted = [...values].sort((left, right) => left - right);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-}
-
-function summary(values) {
-  return { median: median(values), min: Math.min(...values), samples: values.length };
-}
 
 /** A temporary tree with the two benchmark skills, and the CLI flags that point skillgate at it. */
 export function setUp() {

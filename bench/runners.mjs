@@ -23,6 +23,7 @@ import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { distFolder } from "./contestants.mjs";
+import { median, summary } from "./stats.mjs";
 
 /** The target from the issue: the tool path adds at most this much at the median. */
 export const OVERHEAD_TARGET_MS = 5;
@@ -32,16 +33,6 @@ const SKILLS = [
   { name: "bench-node", language: "node", script: "scripts/noop.mjs", text: "" },
 ];
 const ARGUMENTS = { action: "noop", n: 1 };
-
-function median(values) {
-  const sorted = [...values].sort((left, right) => left - right);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-}
-
-function summary(values) {
-  return { median: median(values), min: Math.min(...values), samples: values.length };
-}
 
 async function importDist(path) {
   return import(pathToFileURL(join(distFolder(), path)).href);

@@ -28,6 +28,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { distFolder } from "./contestants.mjs";
+import { median } from "./stats.mjs";
 
 /** Idle time between two timed runs. */
 const PAUSE_MS = 30;
@@ -39,12 +40,6 @@ const SCRIPTS = {
   python: { script: "scripts/noop.py", source: "pass\n", command: ["/usr/bin/python3", "-B"] },
   node: { script: "scripts/noop.js", source: "\n", command: ["/usr/bin/node"] },
 };
-
-function median(values) {
-  const sorted = [...values].sort((left, right) => left - right);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-}
 
 /** A snapshot as the runners make them (files 0444, folders 0555) under a parent of the given mode. */
 function makeSnapshot(parentMode) {
