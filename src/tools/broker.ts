@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { type Clock, systemClock } from "../core/clock.js";
-import { describeError, isSkillgateError } from "../core/errors.js";
+import { describeError } from "../core/errors.js";
 import { canonicalJson, sha256Hex } from "../core/hashing.js";
 import type { AuditEvent, AuditSink, CallStatus } from "../observe/events.js";
 import { type ApprovalAnswer, ApprovalBook, type ApprovalRequest } from "../policy/approvals.js";
@@ -9,7 +9,8 @@ import { type GrantScope, type GrantStore, MemoryGrantStore } from "../policy/gr
 import type { TurnMode } from "../policy/tiers.js";
 import { grant as grantKey } from "../skill/content-hash.js";
 import { type BeforeToolVerdict, type CallHooks, narrowByHooks } from "./call-hooks.js";
-import type { AnyTool, CallSubject, ToolOutput } from "./tool.js";
+import { awaitingText, denialText, errorKind, hostText, splitOutput } from "./call-texts.js";
+import type { AnyTool, CallSubject } from "./tool.js";
 
 /**
  * Asks a person about a call. Resolves with their answer, `expired` when nobody answered in
@@ -363,38 +364,11 @@ function plainArguments(raw: unknown): Readonly<Record<string, unknown>> {
     : {};
 }
 
-/** What the model is told when the person will answer out of band. */
-function awaitingText(requestId: string): string {
-  return `HOST: this call needs the owner's approval and did not run. Approval request ${requestId} is waiting; the owner answers it with \`skillgate approve ${requestId}\` (or \`skillgate decline ${requestId}\`). Once it is approved, make exactly the same call again.`;
-}
-
 function skillFields(subject: CallSubject): Partial<AuditEvent> {
   return {
     ...(subject.skill !== undefined ? { skill: subject.skill } : {}),
     ...(subject.hash !== undefined ? { hash8: subject.hash.slice(0, 8) } : {}),
   };
-}
-
-function denialText(decision: PolicyDecision, subject: CallSubject): string {
-  if (decision.rule === "disabled-skills-never-run" && subject.skillRunnable === false)
-    return "HOST: that skill is no longer enabled.";
-  return `HOST: not allowed: ${decision.description} (rule ${decision.rule}).`;
-}
-
-function splitOutput(output: ToolOutput): { text: string; status: CallStatus } {
-  return typeof output === "string" ? { text: output, status: "ok" } : output;
-}
-
-/** An error as a model sees it: skillgate's own refusals already start with HOST:. */
-export function hostText(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const text = message.startsWith("HOST:") ? message : `HOST: ${message}`;
-  return isSkillgateError(error) && !text.includes(`[${error.code}]`) ? `${text} [${error.code}]` : text;
-}
-
-function errorKind(error: unknown): string {
-  if (isSkillgateError(error)) return error.code;
-  return error instanceof Error ? error.name : "unknown";
 }
 
 /**

@@ -2,7 +2,7 @@ import type { ChatLog, ChatSummary } from "../observe/chat-log.js";
 import { renderTranscript } from "../observe/chat-transcript.js";
 import type { JsonSchema } from "../skill/parameters-schema.js";
 import type { SkillReviews } from "../store/reviews.js";
-import { hostText } from "./broker.js";
+import { hostText } from "./call-texts.js";
 import { readInput } from "./skill-tools.js";
 import type { AnyTool, ToolDefinition } from "./tool.js";
 

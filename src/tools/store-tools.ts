@@ -10,7 +10,7 @@ import {
   readEditArguments,
 } from "../store/edits/index.js";
 import type { Store } from "../store/store.js";
-import { hostText } from "./broker.js";
+import { hostText } from "./call-texts.js";
 import { checkResourcePath, MAX_RESOURCE_BYTES } from "./skill-files.js";
 import { readInput } from "./skill-tools.js";
 import type { AnyTool, PreparedCall, ToolDefinition } from "./tool.js";
