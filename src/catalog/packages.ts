@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { type Diagnostic, diagnostic } from "../core/diagnostics.js";
-import { fileStamp, folderStamp, settledBefore } from "../core/file-stamps.js";
+import { folderStamp, rereadIfChanged, type StampedRead, settledBefore } from "../core/file-stamps.js";
 import { isPlainObject, parseJsonSafely } from "../core/safe-json.js";
 import type { SkillFolderSource } from "./sources.js";
 import { isInside } from "./walk.js";
@@ -29,14 +29,7 @@ interface Listing {
   readonly packages: readonly { readonly folder: string; readonly real: string | undefined }[];
   readonly listedAt: number;
   /** What each package's `package.json` said, by the package's real path; dropped with the listing. */
-  readonly manifests: Map<string, ManifestRead>;
-}
-
-/** One package's skill folders, with the version of `package.json` they were read from. */
-interface ManifestRead {
-  readonly stamp: string;
-  readonly readAt: number;
-  readonly result: PackageSkillsResult;
+  readonly manifests: Map<string, StampedRead<PackageSkillsResult>>;
 }
 
 const listingCache = new Map<string, Listing>();
@@ -50,7 +43,7 @@ export function packageSkillSources(
   const sources: SkillFolderSource[] = [];
   const diagnostics: Diagnostic[] = [];
   const seen = new Set<string>();
-  const add = (real: string | undefined, manifests?: Map<string, ManifestRead>): void => {
+  const add = (real: string | undefined, manifests?: Map<string, StampedRead<PackageSkillsResult>>): void => {
     if (real === undefined || seen.has(real)) return;
     seen.add(real);
     const result = manifests === undefined ? readPackageSkills(real) : cachedPackageSkills(real, manifests);
@@ -124,23 +117,14 @@ function listInstalledPackages(nodeModules: string): Listing | undefined {
  */
 function cachedPackageSkills(
   packageFolder: string,
-  manifests: Map<string, ManifestRead>,
+  manifests: Map<string, StampedRead<PackageSkillsResult>>,
 ): PackageSkillsResult {
-  const stamp = fileStamp(join(packageFolder, "package.json"));
-  const cached = manifests.get(packageFolder);
-  if (
-    stamp !== undefined &&
-    cached !== undefined &&
-    cached.stamp === stamp.stamp &&
-    settledBefore(stamp, cached.readAt)
-  ) {
-    return cached.result;
-  }
-  const readAt = Date.now();
-  const result = readPackageSkills(packageFolder);
-  if (stamp === undefined || result.diagnostics.length > 0) manifests.delete(packageFolder);
-  else manifests.set(packageFolder, { stamp: stamp.stamp, readAt, result });
-  return result;
+  const read = rereadIfChanged(join(packageFolder, "package.json"), manifests.get(packageFolder), () =>
+    readPackageSkills(packageFolder),
+  );
+  if (read.value.diagnostics.length > 0) manifests.delete(packageFolder);
+  else manifests.set(packageFolder, read);
+  return read.value;
 }
 
 function listingStillGood(listing: Listing): boolean {

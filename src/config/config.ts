@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { parseDocument } from "yaml";
 import { InvalidConfigError } from "../core/errors.js";
-import { fileStamp, settledBefore } from "../core/file-stamps.js";
+import { rereadIfChanged, type StampedRead } from "../core/file-stamps.js";
 import { DEFAULT_INDEX_BUDGET, MAX_YAML_ALIAS_COUNT } from "../core/limits.js";
 import { isPlainObject } from "../core/safe-json.js";
 import {
@@ -167,9 +167,7 @@ function positiveInteger(
  */
 export class ConfigFile {
   readonly #folder: string;
-  #stamp: string | undefined;
-  #settled = false;
-  #config: SkillgateConfig | undefined;
+  #read: StampedRead<SkillgateConfig> | undefined;
 
   constructor(configFolder: string) {
     this.#folder = configFolder;
@@ -181,15 +179,11 @@ export class ConfigFile {
    * back while what it says is unchanged.
    */
   current(): SkillgateConfig {
-    const stamp = fileStamp(join(this.#folder, CONFIG_FILE));
-    const key = stamp?.stamp ?? "missing";
-    if (this.#config === undefined || key !== this.#stamp || !this.#settled) {
-      const readAt = Date.now();
+    const previous = this.#read;
+    this.#read = rereadIfChanged(join(this.#folder, CONFIG_FILE), previous, () => {
       const config = loadConfig(this.#folder);
-      if (this.#config === undefined || !isDeepStrictEqual(config, this.#config)) this.#config = config;
-      this.#stamp = key;
-      this.#settled = stamp === undefined || settledBefore(stamp, readAt);
-    }
-    return this.#config;
+      return previous !== undefined && isDeepStrictEqual(config, previous.value) ? previous.value : config;
+    });
+    return this.#read.value;
   }
 }

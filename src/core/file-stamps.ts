@@ -40,3 +40,33 @@ function statOrUndefined(path: string): Stats | undefined {
     return undefined;
   }
 }
+
+/** A value read from a file, with the version of the file it was read from. */
+export interface StampedRead<Value> {
+  /** The file's stamp before the read, or `missing`. */
+  readonly stamp: string;
+  /** Whether that version can be trusted next time without reading again (settled, or missing). */
+  readonly settled: boolean;
+  readonly value: Value;
+}
+
+/**
+ * `previous` while the file at `path` is still the version it was read from and that
+ * version was settled when read; otherwise `read()` again, stamped. The stamp is taken
+ * before the read, so a change made during it is seen next time. A missing file is a
+ * version of its own (`missing`) that holds until a file appears. `read` is called even
+ * for a missing file: it says what no file means.
+ */
+export function rereadIfChanged<Value>(
+  path: string,
+  previous: StampedRead<Value> | undefined,
+  read: () => Value,
+  now: () => number = Date.now,
+): StampedRead<Value> {
+  const stamp = fileStamp(path);
+  const key = stamp?.stamp ?? "missing";
+  if (previous !== undefined && previous.stamp === key && previous.settled) return previous;
+  const readAt = now();
+  const value = read();
+  return { stamp: key, settled: stamp === undefined || settledBefore(stamp, readAt), value };
+}

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileStamp, settledBefore } from "../core/file-stamps.js";
+import { rereadIfChanged, type StampedRead } from "../core/file-stamps.js";
 import { INDEX_FILE, parseIndex } from "./index-file.js";
 
 /**
@@ -34,23 +34,9 @@ export function enabledNamesReader(
   storeFolder: string,
   now: () => number = Date.now,
 ): () => ReadonlySet<string> {
-  const file = join(storeFolder, INDEX_FILE);
-  let last:
-    | { readonly stamp: string; readonly readAt: number; readonly names: ReadonlySet<string> }
-    | undefined;
+  let last: StampedRead<ReadonlySet<string>> | undefined;
   return () => {
-    const stamp = fileStamp(file);
-    if (stamp === undefined) {
-      last = undefined;
-      return NO_NAMES;
-    }
-    if (last !== undefined && last.stamp === stamp.stamp && settledBefore(stamp, last.readAt))
-      return last.names;
-    const readAt = now();
-    const names = readEnabledNames(storeFolder);
-    last = { stamp: stamp.stamp, readAt, names };
-    return names;
+    last = rereadIfChanged(join(storeFolder, INDEX_FILE), last, () => readEnabledNames(storeFolder), now);
+    return last.value;
   };
 }
-
-const NO_NAMES: ReadonlySet<string> = new Set();
