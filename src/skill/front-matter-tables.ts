@@ -23,22 +23,7 @@ export const KEY_START = asciiTable("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopq
 /** ASCII characters a plain scalar must not start with: indicators, digits, signs, `.`, `~`. */
 export const NOT_PLAIN_START = asciiTable("-?:,[]{}#&*!|>'\"%@`0123456789+.~");
 
-// Keys the core schema reads as null or booleans, or that could pollute prototypes; the
-// same words as values would not be strings. Checked only at their lengths (4, 5, 9, 11).
-const RESERVED_KEYS = new Set([
-  "null",
-  "Null",
-  "NULL",
-  "true",
-  "True",
-  "TRUE",
-  "false",
-  "False",
-  "FALSE",
-  "__proto__",
-  "constructor",
-  "prototype",
-]);
+// Words the core schema reads as null or booleans: as values they would not be strings.
 const NON_STRING_VALUES = new Set([
   "null",
   "Null",
@@ -50,6 +35,9 @@ const NON_STRING_VALUES = new Set([
   "False",
   "FALSE",
 ]);
+// The same words as keys, and keys that could pollute prototypes. Checked only at their
+// lengths (4, 5, 9, 11).
+const RESERVED_KEYS = new Set([...NON_STRING_VALUES, "__proto__", "constructor", "prototype"]);
 
 /** Strings by their length: at most a few candidates to compare a piece of text with. */
 export type KnownStrings = readonly (readonly string[] | undefined)[];
