@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, afterEach, expect } from "vitest";
 import { removeTree } from "../../../src/runners/remove-tree.js";
-import { RUN_CGROUP_PREFIX } from "../../../src/runners/sandbox/cgroup-detect.js";
+import { hostCgroupSupport, RUN_CGROUP_PREFIX } from "../../../src/runners/sandbox/cgroup-detect.js";
 import { sandboxTools } from "../../../src/runners/sandbox/host-tools.js";
 import {
   runInSandbox,
@@ -227,6 +227,39 @@ export function portalsLeft(): string[] {
   return readdirSync(tmpdir())
     .filter((name) => name.startsWith(`skillgate-portal-${process.pid}-`))
     .filter((name) => !named.has(join(tmpdir(), name)));
+}
+
+/** The environment variables a sandboxed script sees, by name: nothing of the host's. */
+export const SANDBOX_ENVIRONMENT_KEYS = [
+  "HOME",
+  "LANG",
+  "PATH",
+  "PWD",
+  "PYTHONDONTWRITEBYTECODE",
+  "SKILLGATE_RUN_ID",
+  "SKILLGATE_SKILL_ARGS",
+  "SKILLGATE_SKILL_DIR",
+  "SKILLGATE_SKILL_NAME",
+  "TMPDIR",
+];
+
+/**
+ * The names of the run cgroups a process (by default this one) made that still exist, in
+ * every hierarchy; the probes cgroup detection makes are left out unless `withProbes`.
+ */
+export function cgroupsOwnedBy(owner = process.pid, withProbes = false): string[] {
+  const support = hostCgroupSupport();
+  const folders =
+    support.version === "v2"
+      ? [support.folder]
+      : support.version === "v1"
+        ? Object.values(support.folders)
+        : [];
+  return folders.flatMap((folder) =>
+    readdirSync(folder).filter(
+      (name) => name.startsWith(`${RUN_CGROUP_PREFIX}${owner}-`) && (withProbes || !name.endsWith("-probe")),
+    ),
+  );
 }
 
 /** The run's cgroup folders that still exist. */

@@ -17,6 +17,7 @@ import {
   portalsLeft,
   requireBubblewrap,
   runScript,
+  SANDBOX_ENVIRONMENT_KEYS,
   snapshotOf,
   temporaryFolder,
 } from "./harness.js";
@@ -61,18 +62,7 @@ describe("runInSandbox", () => {
       uid: 65534,
       user: "sandbox",
       hostname: "sandbox",
-      keys: [
-        "HOME",
-        "LANG",
-        "PATH",
-        "PWD",
-        "PYTHONDONTWRITEBYTECODE",
-        "SKILLGATE_RUN_ID",
-        "SKILLGATE_SKILL_ARGS",
-        "SKILLGATE_SKILL_DIR",
-        "SKILLGATE_SKILL_NAME",
-        "TMPDIR",
-      ],
+      keys: SANDBOX_ENVIRONMENT_KEYS,
     });
     expect(result.sandbox?.cgroup).toBe(hostCgroupSupport().version);
     await expectContained(result, snapshot, before);

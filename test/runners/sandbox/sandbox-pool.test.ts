@@ -23,12 +23,14 @@ import { runSandboxProcess } from "../../../src/runners/sandbox/sandbox-process.
 import {
   cgroupsLeft,
   cgroupsNamed,
+  cgroupsOwnedBy,
   expectContained,
   expectStatus,
   hashOf,
   lastJson,
   processesNamed,
   requireBubblewrap,
+  SANDBOX_ENVIRONMENT_KEYS,
   sandboxesKeptAhead,
   snapshotOf,
 } from "./harness.js";
@@ -92,20 +94,6 @@ async function ready(pool: SandboxPool): Promise<void> {
   expect(pool.size, "a sandbox kept ahead").toBe(1);
 }
 
-/** This process's run cgroups, in every hierarchy. */
-function ownCgroups(owner = process.pid): string[] {
-  const support = hostCgroupSupport();
-  const folders =
-    support.version === "v2"
-      ? [support.folder]
-      : support.version === "v1"
-        ? Object.values(support.folders)
-        : [];
-  return folders.flatMap((folder) =>
-    readdirSync(folder).filter((name) => name.startsWith(`skillgate-${owner}-`) && !name.endsWith("-probe")),
-  );
-}
-
 /** The one sandbox a process keeps ahead, once its chain has started (its command line names the run). */
 async function keptAheadBy(parent: number): Promise<{ pid: number; runId: string }> {
   const none = () => (sandboxesKeptAhead(parent).length === 1 ? [] : [parent]);
@@ -144,18 +132,7 @@ describe("a sandbox started ahead", () => {
     // Same stdin, environment (but the run id), working folder, identity, argv and limits.
     const outputs = results.map((result) => lastJson(result));
     for (const output of outputs.slice(1)) expect(output).toEqual(outputs[0]);
-    expect(outputs[0]?.keys).toEqual([
-      "HOME",
-      "LANG",
-      "PATH",
-      "PWD",
-      "PYTHONDONTWRITEBYTECODE",
-      "SKILLGATE_RUN_ID",
-      "SKILLGATE_SKILL_ARGS",
-      "SKILLGATE_SKILL_DIR",
-      "SKILLGATE_SKILL_NAME",
-      "TMPDIR",
-    ]);
+    expect(outputs[0]?.keys).toEqual(SANDBOX_ENVIRONMENT_KEYS);
     expect(outputs[0]?.stdin).toEqual({ city: "Zürich" });
     expect(outputs[0]?.uid).toBe(65534);
     expect(outputs[0]?.limits).toMatch(/Max processes\s+256\s+256/);
@@ -217,7 +194,7 @@ describe("a sandbox started ahead", () => {
       expect(await settle(() => processesNamed(runId)), runId).toEqual([]);
       expect(cgroupsNamed(runId), runId).toEqual([]);
     }
-    expect(ownCgroups()).toEqual([]);
+    expect(cgroupsOwnedBy()).toEqual([]);
     for (const result of results) await expectContained(result, snapshot, before);
     // Closed: a run still works, starts its own sandbox, and has removed its cgroups when it answers.
     const after = await run(pool, snapshot, "scripts/ok.py");
@@ -277,7 +254,7 @@ describe("a sandbox started ahead", () => {
     expect(lastJson(warm)).toEqual(lastJson(cold));
     await pool.close();
     expect(portals()).toEqual(portalsBefore);
-    expect(ownCgroups()).toEqual([]);
+    expect(cgroupsOwnedBy()).toEqual([]);
   });
 
   it("refuses arguments holding a NUL byte before anything starts (they would inject options)", async () => {
@@ -413,7 +390,7 @@ describe("the process that keeps sandboxes ahead", () => {
     // The kernel may still be tearing the last process down; the sweep removes only empty cgroups.
     const swept = () => {
       detectCgroups(systemCgroupHost());
-      return ownCgroups(owner.pid ?? 0);
+      return cgroupsOwnedBy(owner.pid ?? 0);
     };
     expect(await settle(swept)).toEqual([]);
   });
