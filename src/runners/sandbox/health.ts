@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { type CgroupSupport, hostCgroupSupport } from "./cgroup-detect.js";
 import { type BwrapFeatures, bwrapFeatures, type SandboxTools, sandboxTools } from "./host-tools.js";
-import { hostRootEntries, SANDBOX_GID, SANDBOX_UID } from "./layout.js";
+import { hostRootEntries, SANDBOX_GID, SANDBOX_UID, SETPRIV_DROP_ROOT } from "./layout.js";
 import { DEFAULT_SANDBOX_RESOURCES } from "./limits.js";
 import { INSTALL_HINT } from "./messages.js";
 
@@ -203,17 +203,7 @@ function probeUserNamespace(
   ];
   const argv =
     runsAsRoot && tools.setpriv !== undefined
-      ? [
-          tools.setpriv,
-          `--reuid=${SANDBOX_UID}`,
-          `--regid=${SANDBOX_GID}`,
-          "--clear-groups",
-          "--inh-caps=-all",
-          "--bounding-set=-all",
-          "--",
-          bwrap,
-          ...bwrapArgs,
-        ]
+      ? [tools.setpriv, ...SETPRIV_DROP_ROOT, "--", bwrap, ...bwrapArgs]
       : [bwrap, ...bwrapArgs];
   return new Promise((resolve) => {
     execFile(argv[0] ?? bwrap, argv.slice(1), { timeout: 10_000, env: {} }, (error, _stdout, stderr) => {

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { SANDBOX_FDS } from "./bwrap-arguments.js";
-import { SANDBOX_GID, SANDBOX_UID } from "./layout.js";
+import { SETPRIV_DROP_ROOT } from "./layout.js";
 
 /**
  * The root-only portal: a private mount namespace (`unshare --mount`) in which the run's
@@ -85,15 +85,7 @@ export function launchCommand(plan: LaunchPlan): string[] {
   const tail: string[] = [];
   if (plan.setpriv !== undefined && (plan.dropRoot === true || plan.deathSignal === true)) {
     tail.push(plan.setpriv);
-    if (plan.dropRoot === true)
-      tail.push(
-        `--reuid=${SANDBOX_UID}`,
-        `--regid=${SANDBOX_GID}`,
-        "--clear-groups",
-        "--inh-caps=-all",
-        "--bounding-set=-all",
-        "--no-new-privs",
-      );
+    if (plan.dropRoot === true) tail.push(...SETPRIV_DROP_ROOT, "--no-new-privs");
     if (plan.deathSignal === true) tail.push("--pdeathsig", "SIGKILL");
     tail.push("--");
   }

@@ -5,6 +5,18 @@ import { dirname, isAbsolute, resolve } from "node:path";
 export const SANDBOX_UID = 65534;
 /** The sandbox user's group. */
 export const SANDBOX_GID = 65534;
+
+/**
+ * setpriv's options that turn host root into the sandbox user before bubblewrap starts: its
+ * uid and gid, no supplementary groups, and no capability inherited or left in the bounding set.
+ */
+export const SETPRIV_DROP_ROOT: readonly string[] = [
+  `--reuid=${SANDBOX_UID}`,
+  `--regid=${SANDBOX_GID}`,
+  "--clear-groups",
+  "--inh-caps=-all",
+  "--bounding-set=-all",
+];
 /** Where the skill's snapshot appears inside the sandbox, read-only. */
 export const SKILL_MOUNT = "/skill";
 /** Where the proxy's Unix socket appears inside the sandbox. */
