@@ -1,7 +1,7 @@
-import { Ajv2020 } from "ajv/dist/2020.js";
 import { MAX_SCHEMA_DEPTH } from "../core/limits.js";
 import { isPlainObject, type JsonValue, sanitizeJson } from "../core/safe-json.js";
 import type { ExecutionMode } from "./governance.js";
+import { DRAFT_2020_12, jsonSchemaProblem } from "./schema-check.js";
 
 /** A JSON Schema object (2020-12) describing a script's arguments object. */
 export type JsonSchema = { readonly [key: string]: JsonValue };
@@ -14,14 +14,6 @@ export type ParametersSchema =
   | { readonly kind: "none" }
   | { readonly kind: "shared"; readonly schema: JsonSchema }
   | { readonly kind: "per-script"; readonly schemas: Readonly<Record<string, JsonSchema>> };
-
-let validator: Ajv2020 | undefined;
-
-/** One Ajv instance for meta-validation, made on first use: most skills declare no schema. */
-function schemaValidator(): Ajv2020 {
-  validator ??= new Ajv2020({ strict: false, allErrors: false, validateFormats: false });
-  return validator;
-}
 
 /**
  * Reads `parameters_schema` as a YAML mapping or JSON text. A bad value yields `problem`
@@ -89,19 +81,16 @@ function invalid(problem: string): { schema: ParametersSchema; problem: string }
   return { schema: { kind: "none" }, problem };
 }
 
-/** The only meta-schema a declared schema may name; Ajv would throw on any other. */
-const DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema";
-
 function checkSchema(schema: JsonSchema, label: string): string | undefined {
   if (schema.type !== "object") return `${label} must have "type": "object"`;
   if (schema.$schema !== undefined && schema.$schema !== DRAFT_2020_12) {
     return `${label} names $schema ${JSON.stringify(schema.$schema)}; only ${DRAFT_2020_12} is supported`;
   }
-  const ajv = schemaValidator();
   try {
-    if (!ajv.validateSchema(schema)) {
-      return `${label} is not a valid JSON Schema: ${ajv.errorsText(ajv.errors)}`;
-    }
+    // The meta-schema's validator is compiled ahead of time (skill/schema-check.ts): reading a
+    // skill that declares a schema compiles nothing.
+    const problem = jsonSchemaProblem(schema);
+    if (problem !== undefined) return `${label} is not a valid JSON Schema: ${problem}`;
   } catch (error) {
     // Ajv throws instead of answering for some inputs (a schema nested past the stack); a
     // skill's schema is user content, so that is a finding, never an exception.

@@ -1,5 +1,6 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import type { JsonSchema } from "../skill/parameters-schema.js";
+import { jsonSchemaProblem } from "../skill/schema-check.js";
 
 let ajv: Ajv2020 | undefined;
 const compiled = new Map<string, ValidateFunction>();
@@ -10,19 +11,41 @@ const MAX_COMPILED = 2_000;
 // unchanged): found by identity without writing the schema out as text each time.
 const byObject = new WeakMap<JsonSchema, ValidateFunction>();
 
+/**
+ * The validator of `schema`, compiled on first use. Ajv's own meta-validation is off: the
+ * schema is checked first against the meta-schema validator compiled ahead of time
+ * (skill/schema-check.ts), so a first call never compiles the 2020-12 meta-schema.
+ */
 function validatorFor(schema: JsonSchema): ValidateFunction {
   const known = byObject.get(schema);
   if (known !== undefined) return known;
   const key = JSON.stringify(schema);
   let validate = compiled.get(key);
   if (validate === undefined) {
-    ajv ??= new Ajv2020({ strict: false, allErrors: false, validateFormats: false });
+    const problem = jsonSchemaProblem(schema);
+    if (problem !== undefined) throw new Error(`schema is invalid: ${problem}`);
+    ajv ??= new Ajv2020({ strict: false, allErrors: false, validateFormats: false, validateSchema: false });
     validate = ajv.compile(schema);
     if (compiled.size >= MAX_COMPILED) compiled.clear();
     compiled.set(key, validate);
   }
   byObject.set(schema, validate);
   return validate;
+}
+
+/**
+ * Compiles the validators of `schemas` now (a turn's tool input schemas, when the turn is
+ * built), so the first call of each tool finds its validator ready. A schema that cannot be
+ * compiled is left for the call to report.
+ */
+export function prepareValidators(schemas: Iterable<JsonSchema>): void {
+  for (const schema of schemas) {
+    try {
+      validatorFor(schema);
+    } catch {
+      // Reported by checkAgainstSchema when a call uses it.
+    }
+  }
 }
 
 /**
