@@ -1,177 +1,243 @@
-import { type Dirent, lstatSync, readdirSync } from "node:fs";
-import { join } from "node:path";
-import { describeError } from "../core/errors.js";
-import { settledBefore } from "../core/file-stamps.js";
-import { MAX_HASHED_FILES } from "../core/limits.js";
-import { hashSkillFolder } from "../skill/content-hash.js";
-import type { Skill } from "../skill/skill.js";
+import { readdirSync } from "node:fs";
+import { join, sep } from "node:path";
+import { onFolderWrite } from "../core/folder-writes.js";
+import type { Catalog } from "./catalog.js";
 import type { DiscoveryResult } from "./discover.js";
+import type { CatalogRevision } from "./revision.js";
+import { type CatalogChange, SkillSignatures } from "./skill-signatures.js";
+import { TreeWatch, type WatchFolder } from "./tree-watch.js";
 
-/** How often {@link watchCatalog} looks again unless told otherwise: once a second. */
-export const DEFAULT_WATCH_INTERVAL_MS = 1_000;
+export type { CatalogChange } from "./skill-signatures.js";
+export type { WatchFolder } from "./tree-watch.js";
 
-/** What changed in the registered skills between two looks. Names are sorted. */
-export interface CatalogChange {
-  /** Skills registered now that were not before. */
-  readonly added: readonly string[];
-  /** Skills registered before that are not now. */
-  readonly removed: readonly string[];
-  /** Skills registered both times whose content hash (or folder, or source) changed. */
-  readonly changed: readonly string[];
-}
+/**
+ * The slow re-check's interval while notifications do not cover every searched folder (a
+ * file system without them, the inotify watch limit): every 30 s. While they do, it runs
+ * {@link COMPLETE_WATCH_FACTOR} times less often, as a safety net for lost events.
+ */
+export const DEFAULT_WATCH_INTERVAL_MS = 30_000;
 
-/** Options of {@link watchCatalog}. */
+/** How many times longer the re-check waits while notifications cover everything. */
+export const COMPLETE_WATCH_FACTOR = 10;
+
+/** The re-check never takes more than 1/this of a core: it waits at least this many times its own last cost. */
+const RECHECK_COST_FACTOR = 100;
+
+/** How long after a notification the watch waits for more before it looks at what changed. */
+export const DEFAULT_SETTLE_MS = 100;
+
+/** Options of {@link Catalog.watch}. */
 export interface CatalogWatchOptions {
-  /** Milliseconds between looks (default {@link DEFAULT_WATCH_INTERVAL_MS}). */
+  /** The re-check's interval while notifications are incomplete (default {@link DEFAULT_WATCH_INTERVAL_MS}). */
   readonly intervalMs?: number;
-  /** Told about every change; never about a look that found none. */
-  readonly onChange: (change: CatalogChange) => void;
+  /** Told about every change of the registered skills or their hashes; never about a look that found none. */
+  readonly onChange?: (change: CatalogChange) => void;
   /** Told when a look failed (a configuration file that became malformed); the watch goes on. */
   readonly onError?: (error: unknown) => void;
+  /** Told, once per reason, when notifications do not cover every searched folder; the re-check covers the rest. */
+  readonly onIncomplete?: (reason: string) => void;
+  /** False: no file-system notifications at all, only the re-check (default true). */
+  readonly notifications?: boolean;
+  /** Milliseconds to wait after a notification before looking at what changed (default {@link DEFAULT_SETTLE_MS}). */
+  readonly settleMs?: number;
+  /** Folders watched at most (default tree-watch.ts's 100,000). */
+  readonly maxWatchedFolders?: number;
+  /** The system call that watches one folder (default `fs.watch`; tests pass one that fails). */
+  readonly watchFolder?: WatchFolder;
   /** The clock the racy-file rule reads (default `Date.now`). */
   readonly now?: () => number;
 }
 
+/** What a running watch covers, for logs and `doctor`. */
+export interface CatalogWatchStatus {
+  /** `complete`: every searched folder is watched; `incomplete`: some are not (see `reasons`); `off`: none. */
+  readonly notifications: "complete" | "incomplete" | "off";
+  readonly reasons: readonly string[];
+  /** Folders with a notification watch. */
+  readonly watchedFolders: number;
+  /** Milliseconds until the next re-check is due, at most (the interval in force). */
+  readonly recheckMs: number;
+}
+
 /** A running watch. */
 export interface CatalogWatch {
-  /** Looks now, outside the timer: reports (and returns) the change, if any. */
+  /** The full re-check, now, outside its timer: reports (and returns) the change, if any. */
   check(): CatalogChange | undefined;
-  /** Stops the timer; later looks never run. Safe to call twice. */
+  status(): CatalogWatchStatus;
+  /** Stops watching; the catalog goes back to a look per call once no watch is left. Safe to call twice. */
   stop(): void;
 }
 
-/** What one skill folder looked like at the last look, so its hash is recomputed only when it moved. */
-interface FolderState {
-  readonly stamp: string;
-  /** False when an entry changed so recently that its stamp cannot be trusted (core/file-stamps.ts). */
-  readonly settled: boolean;
-  readonly hash: string | undefined;
+/** What a watch needs from its catalog (catalog.ts). */
+export interface WatchedCatalog {
+  readonly revision: CatalogRevision;
+  /** The result for the current revision (discovery runs again only when it moved). */
+  current(): DiscoveryResult;
+  /** Discovery now, whatever the revision; the catalog keeps it and moves the revision when it differs. */
+  recheck(): DiscoveryResult;
+  /** The searched folders (watched as trees) and the project roots (watched shallowly, for packages). */
+  watchPlan(result: DiscoveryResult): { trees: string[]; shallow: string[] };
 }
 
 /**
- * Re-runs discovery every `intervalMs` and calls `onChange` when the registered skills or
- * any one's content hash changed. Discovery of an unchanged tree is cheap (its decisions
- * are reused); a skill's hash is recomputed only when the stamps of its files (inode,
- * size, modification and change times of every entry) moved, or when an entry changed
- * within the racy window of the last look. The cost of a quiet look is one discovery
- * plus one `lstat` per file of each registered skill. The timer is `unref()`ed: a watch
- * never keeps a process alive. The first look happens at once, setting the baseline
- * without reporting it.
+ * Keeps `catalog` current by file-system notifications: a change under a searched folder (or
+ * a store write in this process) moves the revision at once, so the next call looks again;
+ * `settleMs` later the watch looks at what changed and tells `onChange`, stamping only the
+ * skills the notified paths touch. A slow full re-check covers what notifications cannot:
+ * every `intervalMs` while they are incomplete, {@link COMPLETE_WATCH_FACTOR} times less
+ * often while they are complete, and never more often than 100 times its own last cost. The
+ * first look happens at once, setting the baseline without reporting it. Timers are
+ * `unref()`ed and watches never keep a process alive.
  */
-export function watchCatalog(discover: () => DiscoveryResult, options: CatalogWatchOptions): CatalogWatch {
-  const now = options.now ?? Date.now;
-  const folders = new Map<string, FolderState>();
-  let last: Map<string, string> | undefined;
+export function startCatalogWatch(catalog: WatchedCatalog, options: CatalogWatchOptions = {}): CatalogWatch {
+  const signatures = new SkillSignatures(options.now);
+  const baseInterval = Math.max(10, options.intervalMs ?? DEFAULT_WATCH_INTERVAL_MS);
+  const settleMs = Math.max(0, options.settleMs ?? DEFAULT_SETTLE_MS);
+  let changedPaths = new Set<string>();
+  let settleTimer: NodeJS.Timeout | undefined;
+  let recheckTimer: NodeJS.Timeout | undefined;
+  let recheckMs = baseInterval;
+  let lastRecheckCost = 0;
+  let watchedRoots: readonly string[] = [];
   let stopped = false;
 
-  const look = (): CatalogChange | undefined => {
-    if (stopped) return undefined;
-    let skills: readonly Skill[];
+  const report = (change: CatalogChange | undefined): CatalogChange | undefined => {
+    if (change === undefined) return undefined;
     try {
-      skills = discover().skills;
-    } catch (error) {
-      options.onError?.(error);
-      return undefined;
-    }
-    const current = new Map<string, string>();
-    const seenFolders = new Set<string>();
-    for (const skill of skills) {
-      if (skill.directory !== undefined) seenFolders.add(skill.directory);
-      current.set(skill.name, signature(skill, folders, now));
-    }
-    for (const folder of folders.keys()) if (!seenFolders.has(folder)) folders.delete(folder);
-    const previous = last;
-    last = current;
-    if (previous === undefined) return undefined;
-    const change = difference(previous, current);
-    if (change.added.length + change.removed.length + change.changed.length === 0) return undefined;
-    try {
-      options.onChange(change);
+      options.onChange?.(change);
     } catch (error) {
       options.onError?.(error);
     }
     return change;
   };
 
-  look();
-  const timer = setInterval(look, Math.max(10, options.intervalMs ?? DEFAULT_WATCH_INTERVAL_MS));
-  timer.unref();
+  const tree =
+    options.notifications === false
+      ? undefined
+      : new TreeWatch({
+          onChange: (path) => changed(path, "notification"),
+          ...(options.onIncomplete !== undefined ? { onIncomplete: options.onIncomplete } : {}),
+          ...(options.maxWatchedFolders !== undefined ? { maxFolders: options.maxWatchedFolders } : {}),
+          ...(options.watchFolder !== undefined ? { watchFolder: options.watchFolder } : {}),
+        });
+
+  const plan = (result: DiscoveryResult): void => {
+    const { trees, shallow } = catalog.watchPlan(result);
+    watchedRoots = trees;
+    tree?.setRoots(trees, shallow);
+  };
+
+  /** A notification or a store write: the revision moves now; what changed is looked at soon. */
+  const changed = (path: string, reason: string): void => {
+    if (stopped) return;
+    catalog.revision.bump(reason);
+    changedPaths.add(path);
+    if (settleTimer !== undefined) return;
+    settleTimer = setTimeout(settle, settleMs);
+    settleTimer.unref();
+  };
+
+  const settle = (): void => {
+    settleTimer = undefined;
+    if (stopped) return;
+    const paths = changedPaths;
+    changedPaths = new Set();
+    try {
+      const result = catalog.current();
+      plan(result);
+      report(signatures.look(result.skills, paths));
+    } catch (error) {
+      options.onError?.(error);
+    }
+  };
+
+  const recheck = (): CatalogChange | undefined => {
+    if (stopped) return undefined;
+    const started = performance.now();
+    try {
+      const result = catalog.recheck();
+      plan(result);
+      return report(signatures.look(result.skills, "all"));
+    } catch (error) {
+      options.onError?.(error);
+      return undefined;
+    } finally {
+      lastRecheckCost = performance.now() - started;
+    }
+  };
+
+  const scheduleRecheck = (): void => {
+    if (stopped) return;
+    const complete = tree?.status().complete === true;
+    recheckMs = Math.max(
+      complete ? baseInterval * COMPLETE_WATCH_FACTOR : baseInterval,
+      lastRecheckCost * RECHECK_COST_FACTOR,
+    );
+    recheckTimer = setTimeout(() => {
+      recheck();
+      scheduleRecheck();
+    }, recheckMs);
+    recheckTimer.unref();
+  };
+
+  // A store write in this process moves the revision before the write resolves (core/folder-writes.ts).
+  const stopWrites = onFolderWrite((folder) => {
+    const inside = watchedRoots.some(
+      (root) => folder === root || folder.startsWith(root + sep) || root.startsWith(folder + sep),
+    );
+    if (inside) changed(folder, "store write");
+  });
+
+  try {
+    const first = catalog.current();
+    plan(first);
+    signatures.look(first.skills, "all");
+  } catch (error) {
+    options.onError?.(error);
+  }
+  scheduleRecheck();
+
   return {
-    check: look,
+    check: () => {
+      const change = recheck();
+      clearTimeout(recheckTimer);
+      scheduleRecheck();
+      return change;
+    },
+    status: () => {
+      const watched = tree?.status();
+      return {
+        notifications: watched === undefined ? "off" : watched.complete ? "complete" : "incomplete",
+        reasons: watched === undefined ? ["notifications are off"] : watched.reasons,
+        watchedFolders: watched?.folders ?? 0,
+        recheckMs,
+      };
+    },
     stop: () => {
+      if (stopped) return;
       stopped = true;
-      clearInterval(timer);
+      clearTimeout(settleTimer);
+      clearTimeout(recheckTimer);
+      stopWrites();
+      tree?.close();
     },
   };
 }
 
-/** What identifies a skill's version: where it comes from and its content hash. */
-function signature(skill: Skill, folders: Map<string, FolderState>, now: () => number): string {
-  if (skill.directory === undefined) return `${skill.source}\0-\0${skill.description}`;
-  const before = folders.get(skill.directory);
-  const lookedAt = now();
-  const stamped = folderStamp(skill.directory, lookedAt);
-  const state: FolderState =
-    before?.settled && before.stamp === stamped.stamp
-      ? before
-      : { ...stamped, hash: hashSkillFolder(skill.directory).hash };
-  folders.set(skill.directory, state);
-  return `${skill.source}\0${skill.directory}\0${state.hash ?? "unhashable"}`;
-}
-
-/**
- * Every entry below a folder with its inode, size and times, in listing order made stable
- * by sorting. Stops adding entries past the hash's own file limit (the hash then fails
- * anyway, and a huge folder should not cost more here than there).
- */
-function folderStamp(folder: string, lookedAt: number): { stamp: string; settled: boolean } {
-  const parts: string[] = [];
-  let settled = true;
-  const visit = (relative: string): void => {
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(relative === "" ? folder : join(folder, relative), { withFileTypes: true });
-    } catch (error) {
-      parts.push(`!${relative}:${describeError(error)}`);
-      return;
-    }
-    entries.sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
-    for (const entry of entries) {
-      if (parts.length > MAX_HASHED_FILES) return;
-      const path = relative === "" ? entry.name : `${relative}/${entry.name}`;
-      try {
-        const stats = lstatSync(join(folder, path));
-        if (!settledBefore(stats, lookedAt)) settled = false;
-        parts.push(`${path}:${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`);
-      } catch (error) {
-        parts.push(`!${path}:${describeError(error)}`);
-        continue;
-      }
-      if (entry.isDirectory()) visit(path);
-    }
-  };
-  const root = (() => {
-    try {
-      const stats = lstatSync(folder);
-      if (!settledBefore(stats, lookedAt)) settled = false;
-      return `${stats.ino}:${stats.mtimeMs}:${stats.ctimeMs}`;
-    } catch (error) {
-      return `!${describeError(error)}`;
-    }
-  })();
-  visit("");
-  return { stamp: `${root}\n${parts.join("\n")}`, settled };
-}
-
-function difference(before: Map<string, string>, after: Map<string, string>): CatalogChange {
-  const added: string[] = [];
-  const removed: string[] = [];
-  const changed: string[] = [];
-  for (const [name, version] of after) {
-    const previous = before.get(name);
-    if (previous === undefined) added.push(name);
-    else if (previous !== version) changed.push(name);
+/** A project root's folders that say which packages are installed: the root, `node_modules` and its `@scope` folders. */
+export function packageFoldersOf(root: string): string[] {
+  const modules = join(root, "node_modules");
+  const folders = [root, modules];
+  try {
+    for (const entry of readdirSync(modules, { withFileTypes: true }))
+      if (entry.isDirectory() && entry.name.startsWith("@")) folders.push(join(modules, entry.name));
+  } catch {
+    // No node_modules yet: the shallow watch of the root sees it appear.
   }
-  for (const name of before.keys()) if (!after.has(name)) removed.push(name);
-  return { added: added.sort(), removed: removed.sort(), changed: changed.sort() };
+  return folders;
+}
+
+/** Starts keeping `catalog` by revision: the same as `catalog.watch(options)` (see {@link startCatalogWatch}). */
+export function watchCatalog(catalog: Catalog, options: CatalogWatchOptions = {}): CatalogWatch {
+  return catalog.watch(options);
 }

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import type { Diagnostic } from "../core/diagnostics.js";
+import { announceFolderWrite } from "../core/folder-writes.js";
 import { hashSkillFolder } from "../skill/content-hash.js";
 import { SKILL_FILE } from "../skill/read-skill-file.js";
 import { checkDraftWritable } from "./draft-guard.js";
@@ -354,19 +355,28 @@ export class StoreWriter {
   }
 
   async #commit(change: FolderChange, nextIndex: StoreIndex): Promise<void> {
-    await applyFolderChange(
-      this.folder,
-      change,
-      nextIndex.revision,
-      () => writeIndexFile(this.folder, nextIndex),
-      this.onStep,
-    );
-    await writeRevisionFile(this.folder, nextIndex.revision).catch(() => undefined);
+    try {
+      await applyFolderChange(
+        this.folder,
+        change,
+        nextIndex.revision,
+        () => writeIndexFile(this.folder, nextIndex),
+        this.onStep,
+      );
+      await writeRevisionFile(this.folder, nextIndex.revision).catch(() => undefined);
+    } finally {
+      // Catalogs of this process look again on their next call, even after a failed change.
+      announceFolderWrite(this.folder);
+    }
   }
 
   async #commitIndex(nextIndex: StoreIndex): Promise<void> {
-    await writeIndexFile(this.folder, nextIndex);
-    await writeRevisionFile(this.folder, nextIndex.revision).catch(() => undefined);
+    try {
+      await writeIndexFile(this.folder, nextIndex);
+      await writeRevisionFile(this.folder, nextIndex.revision).catch(() => undefined);
+    } finally {
+      announceFolderWrite(this.folder);
+    }
   }
 }
 

@@ -16,9 +16,12 @@ export interface ViewChange {
 }
 
 /**
- * The skills of one turn, kept current: every lookup first re-runs discovery (cheap when
- * nothing changed: the same decisions object comes back) so a skill disabled or edited
- * mid-turn is seen by the very next call.
+ * The skills of one turn, kept current: every lookup first asks the catalog again, so a
+ * skill disabled or edited mid-turn is seen by the very next call. Asking is cheap when
+ * nothing changed: the same decisions object comes back, and is recognised by identity. A
+ * catalog kept by revision (a long-running process) answers by comparing a number; one
+ * without a watch looks at the tree (one `lstat` a skill). Lookups by name use a map made
+ * once per change, not a scan of every skill.
  */
 export class SkillView {
   readonly #discover: () => DiscoveryResult;
@@ -27,6 +30,7 @@ export class SkillView {
   readonly #initial: ReadonlySet<string>;
   #decisions: DiscoveryResult["decisions"] | undefined;
   #offered: readonly Skill[] = [];
+  #byName = new Map<string, Skill>();
 
   constructor(discover: () => DiscoveryResult, scope?: SkillScope) {
     this.#discover = discover;
@@ -42,6 +46,7 @@ export class SkillView {
     const before = new Set(this.#offered.map((skill) => skill.name));
     this.#decisions = result.decisions;
     this.#offered = inScope(result.skills, this.#scope);
+    this.#byName = new Map(this.#offered.map((skill) => [skill.name, skill]));
     const after = new Set(this.#offered.map((skill) => skill.name));
     const added = [...after].filter((name) => !before.has(name)).sort();
     const removed = [...before].filter((name) => !after.has(name)).sort();
@@ -56,8 +61,8 @@ export class SkillView {
 
   /** A skill by exact name among those offered now; `wasOffered` tells a withdrawn skill from an unknown one. */
   lookup(name: string): { skill: Skill | undefined; wasOffered: boolean } {
-    const skill = this.offered().find((item) => item.name === name);
-    return { skill, wasOffered: this.#initial.has(name) };
+    this.refresh();
+    return { skill: this.#byName.get(name), wasOffered: this.#initial.has(name) };
   }
 }
 

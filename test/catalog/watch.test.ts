@@ -1,118 +1,233 @@
-import { rmSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { createCatalog } from "../../src/catalog/catalog.js";
-import { type CatalogChange, watchCatalog } from "../../src/catalog/watch.js";
-import { isolatedFolders, makeTree, writeSkill } from "../helpers/skill-tree.js";
+import type {
+  CatalogChange,
+  CatalogWatch,
+  CatalogWatchOptions,
+  WatchFolder,
+} from "../../src/catalog/watch.js";
+import { isolatedFolders, makeTree, skillMarkdown, writeSkill } from "../helpers/skill-tree.js";
+
+const running: CatalogWatch[] = [];
+afterEach(() => {
+  for (const watch of running.splice(0)) watch.stop();
+});
+
+/** Waits until `condition` holds, looking every 10 ms, for at most 10 s (no fixed sleep). */
+async function waitFor(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 
 /** A catalog over one project root in a fresh tree, and its skills folder. */
 function projectCatalog() {
   const tree = makeTree("skillgate-watch-");
+  const folders = isolatedFolders(tree);
   const skills = join(tree, "project", ".agents", "skills");
-  const catalog = createCatalog({
-    ...isolatedFolders(tree),
-    roots: [join(tree, "project")],
-    builtins: false,
-  });
-  return { tree, skills, catalog };
+  const catalog = createCatalog({ ...folders, roots: [join(tree, "project")], builtins: false });
+  return { tree, folders, skills, catalog };
 }
 
-/** A watch whose timer never fires during a test: looks happen through `check()`. */
-function manualWatch(discover: Parameters<typeof watchCatalog>[0]) {
+/** A watch whose re-check timer never fires during a test, told about changes and errors. */
+function startWatch(catalog: ReturnType<typeof createCatalog>, options: Partial<CatalogWatchOptions> = {}) {
   const changes: CatalogChange[] = [];
   const errors: unknown[] = [];
-  const watch = watchCatalog(discover, {
+  const incomplete: string[] = [];
+  const watch = catalog.watch({
     intervalMs: 3_600_000,
     onChange: (change) => changes.push(change),
     onError: (error) => errors.push(error),
+    onIncomplete: (reason) => incomplete.push(reason),
+    settleMs: 5,
+    ...options,
   });
-  return { watch, changes, errors };
+  running.push(watch);
+  return { watch, changes, errors, incomplete };
 }
 
-describe("watchCatalog", () => {
+const names = (catalog: ReturnType<typeof createCatalog>) =>
+  catalog.discover().skills.map((skill) => skill.name);
+
+describe("the full re-check (the safety net), with notifications off", () => {
   it("sets a baseline without reporting it, then reports nothing while nothing changes", () => {
     const { skills, catalog } = projectCatalog();
     writeSkill(skills, "alpha");
-    const { watch, changes } = manualWatch(() => catalog.discover());
+    const { watch, changes } = startWatch(catalog, { notifications: false });
     expect(watch.check()).toBeUndefined();
     expect(watch.check()).toBeUndefined();
     expect(changes).toEqual([]);
-    watch.stop();
+    expect(watch.status().notifications).toBe("off");
   });
 
-  it("reports a skill folder written on disk as added, and its removal as removed", () => {
+  it("finds a skill written on disk, moves the revision, and the next call sees it", () => {
     const { skills, catalog } = projectCatalog();
     writeSkill(skills, "alpha");
-    const { watch, changes } = manualWatch(() => catalog.discover());
+    const { watch } = startWatch(catalog, { notifications: false });
+    expect(names(catalog)).toEqual(["alpha"]);
     writeSkill(skills, "beta");
+    // Without notifications nothing moved the revision: the kept result is served.
+    expect(names(catalog)).toEqual(["alpha"]);
+    const before = catalog.revision.value;
     expect(watch.check()).toEqual({ added: ["beta"], removed: [], changed: [] });
+    expect(catalog.revision.value).toBeGreaterThan(before);
+    expect(names(catalog)).toEqual(["alpha", "beta"]);
     rmSync(join(skills, "alpha"), { recursive: true });
     expect(watch.check()).toEqual({ added: [], removed: ["alpha"], changed: [] });
-    expect(changes).toHaveLength(2);
-    watch.stop();
+    expect(names(catalog)).toEqual(["beta"]);
   });
 
   it("reports a changed script (not only SKILL.md) as a changed hash", () => {
     const { skills, catalog } = projectCatalog();
     const folder = writeSkill(skills, "alpha", { files: { "scripts/run.py": "print(1)\n" } });
-    const { watch } = manualWatch(() => catalog.discover());
+    const { watch } = startWatch(catalog, { notifications: false });
     writeFileSync(join(folder, "scripts", "run.py"), "print(2)\n");
     expect(watch.check()).toEqual({ added: [], removed: [], changed: ["alpha"] });
     writeFileSync(join(folder, "references.md"), "more\n");
     expect(watch.check()).toEqual({ added: [], removed: [], changed: ["alpha"] });
     expect(watch.check()).toBeUndefined();
-    watch.stop();
   });
 
   it("does not report a file touched without a change of content", () => {
     const { skills, catalog } = projectCatalog();
     const folder = writeSkill(skills, "alpha", { files: { "scripts/run.py": "print(1)\n" } });
-    const { watch } = manualWatch(() => catalog.discover());
+    const { watch } = startWatch(catalog, { notifications: false });
     const later = new Date(Date.now() + 60_000);
     utimesSync(join(folder, "scripts", "run.py"), later, later);
     expect(watch.check()).toBeUndefined();
-    watch.stop();
   });
 
-  it("reports a look that failed and goes on watching", () => {
-    let fail = false;
-    const { skills, catalog } = projectCatalog();
+  it("reports a look that failed (a malformed configuration) and goes on watching", () => {
+    const { skills, folders, catalog } = projectCatalog();
     writeSkill(skills, "alpha");
-    const { watch, errors } = manualWatch(() => {
-      if (fail) throw new Error("configuration went bad");
-      return catalog.discover();
-    });
-    fail = true;
+    const { watch, errors } = startWatch(catalog, { notifications: false });
+    mkdirSync(folders.config, { recursive: true });
+    writeFileSync(join(folders.config, "config.yaml"), "skills: [not, a, mapping\n");
     expect(watch.check()).toBeUndefined();
     expect(errors).toHaveLength(1);
-    fail = false;
+    writeFileSync(join(folders.config, "config.yaml"), "{}\n");
     writeSkill(skills, "beta");
     expect(watch.check()).toEqual({ added: ["beta"], removed: [], changed: [] });
-    watch.stop();
   });
 
-  it("looks on its own timer, and never again once stopped", async () => {
+  it("re-checks on its own timer, and never again once stopped", async () => {
     const { skills, catalog } = projectCatalog();
-    let looks = 0;
-    const seen = new Promise<CatalogChange>((resolve) => {
-      const watch = watchCatalog(
-        () => {
-          looks += 1;
-          return catalog.discover();
-        },
-        {
-          intervalMs: 20,
-          onChange: (change) => {
-            watch.stop();
-            resolve(change);
-          },
-        },
-      );
+    const seen: CatalogChange[] = [];
+    const { watch } = startWatch(catalog, {
+      notifications: false,
+      intervalMs: 20,
+      onChange: (change) => seen.push(change),
     });
     writeSkill(skills, "gamma");
-    expect(await seen).toEqual({ added: ["gamma"], removed: [], changed: [] });
-    const stoppedAt = looks;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(looks).toBe(stoppedAt);
+    await waitFor(() => seen.length > 0, "the re-check");
+    expect(seen[0]).toEqual({ added: ["gamma"], removed: [], changed: [] });
+    watch.stop();
+    const runs = catalog.discoveryRuns;
+    writeSkill(skills, "delta");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(catalog.discoveryRuns).toBe(runs);
+  });
+});
+
+describe("file-system notifications", () => {
+  it("an unchanged tree costs no walk per call: discover() checks the revision", () => {
+    const { skills, catalog } = projectCatalog();
+    writeSkill(skills, "alpha");
+    startWatch(catalog);
+    const first = catalog.discover();
+    const runs = catalog.discoveryRuns;
+    for (let call = 0; call < 20; call += 1) expect(catalog.discover()).toBe(first);
+    expect(catalog.discoveryRuns).toBe(runs);
+  });
+
+  it("without a watch, every call walks (short-lived processes keep their behaviour)", () => {
+    const { skills, catalog } = projectCatalog();
+    writeSkill(skills, "alpha");
+    const runs = catalog.discoveryRuns;
+    catalog.discover();
+    catalog.discover();
+    expect(catalog.discoveryRuns).toBe(runs + 2);
+  });
+
+  it("a SKILL.md added, edited and removed on disk is seen after its notification", async () => {
+    const { skills, catalog } = projectCatalog();
+    writeSkill(skills, "alpha");
+    const { changes, watch } = startWatch(catalog);
+    expect(watch.status().notifications).toBe("complete");
+    writeSkill(skills, "beta");
+    await waitFor(() => names(catalog).includes("beta"), "beta to appear");
+    await waitFor(() => changes.some((change) => change.added.includes("beta")), "beta's change");
+
+    writeFileSync(
+      join(skills, "beta", "SKILL.md"),
+      skillMarkdown("beta", { frontMatter: { name: "beta", description: "Edited on disk." } }),
+    );
+    const describe = () => catalog.discover().skills.find((skill) => skill.name === "beta")?.description;
+    await waitFor(() => describe() === "Edited on disk.", "the edit");
+
+    rmSync(join(skills, "alpha"), { recursive: true });
+    await waitFor(() => !names(catalog).includes("alpha"), "alpha to go");
+    await waitFor(() => changes.some((change) => change.removed.includes("alpha")), "alpha's change");
+  });
+
+  it("a skills folder that does not exist yet is seen when it is made", async () => {
+    const { tree, catalog } = projectCatalog();
+    startWatch(catalog);
+    expect(names(catalog)).toEqual([]);
+    writeSkill(join(tree, "project", ".agents", "skills"), "late");
+    await waitFor(() => names(catalog).includes("late"), "the late skill");
+    // A skill in a folder made after the watch started is seen too.
+    writeSkill(join(tree, "project", ".agents", "skills", "group"), "nested");
+    await waitFor(() => names(catalog).includes("nested"), "the nested skill");
+  });
+
+  it("a changed script is announced as changed, touching only that skill", async () => {
+    const { skills, catalog } = projectCatalog();
+    const folder = writeSkill(skills, "alpha", { files: { "scripts/run.py": "print(1)\n" } });
+    writeSkill(skills, "beta");
+    const { changes } = startWatch(catalog);
+    writeFileSync(join(folder, "scripts", "run.py"), "print(2)\n");
+    await waitFor(() => changes.length > 0, "the change");
+    expect(changes[0]).toEqual({ added: [], removed: [], changed: ["alpha"] });
+  });
+
+  it("ENOSPC from the watch limit falls back to the re-check and says so", async () => {
+    const { skills, catalog } = projectCatalog();
+    writeSkill(skills, "alpha");
+    const failing: WatchFolder = () => {
+      throw Object.assign(new Error("ENOSPC: System limit for number of file watchers reached"), {
+        code: "ENOSPC",
+      });
+    };
+    const { watch, incomplete } = startWatch(catalog, { watchFolder: failing });
+    expect(incomplete).toEqual([
+      "ENOSPC: the system's inotify watch limit (fs.inotify.max_user_watches) is reached",
+    ]);
+    expect(watch.status()).toMatchObject({ notifications: "incomplete", recheckMs: 3_600_000 });
+    writeSkill(skills, "beta");
+    expect(watch.check()).toEqual({ added: ["beta"], removed: [], changed: [] });
+    expect(names(catalog)).toEqual(["alpha", "beta"]);
+  });
+
+  it("the folder cap makes the watch incomplete instead of watching without end", () => {
+    const { skills, catalog } = projectCatalog();
+    writeSkill(skills, "alpha", { files: { "scripts/run.py": "" } });
+    const { watch, incomplete } = startWatch(catalog, { maxWatchedFolders: 2 });
+    expect(incomplete).toEqual(["more than 2 folders to watch"]);
+    expect(watch.status().notifications).toBe("incomplete");
+  });
+
+  it("stopping the last watch goes back to a look per call", () => {
+    const { skills, catalog } = projectCatalog();
+    writeSkill(skills, "alpha");
+    const { watch } = startWatch(catalog);
+    catalog.discover();
+    watch.stop();
+    writeSkill(skills, "beta");
+    expect(names(catalog)).toEqual(["alpha", "beta"]);
   });
 });

@@ -21,8 +21,9 @@ export interface McpHostOptions extends Omit<SkillgateOptions, "approve" | "logg
   /** `chat` (default) or `plan`: every session's turn mode. */
   readonly mode?: "chat" | "plan";
   /**
-   * Milliseconds between looks at the catalog for `list_changed` notifications
-   * (default {@link DEFAULT_WATCH_INTERVAL_MS}); `false` for no watching.
+   * The catalog watch's slow re-check interval while file-system notifications do not cover
+   * every searched folder (default {@link DEFAULT_WATCH_INTERVAL_MS}; catalog/watch.ts);
+   * `false` for no watch: no `list_changed` notifications, and every call looks at the tree.
    */
   readonly watchIntervalMs?: number | false;
   /**
@@ -69,10 +70,14 @@ export class McpHost {
     this.#watch =
       options.watchIntervalMs === false
         ? undefined
-        : watchCatalog(() => this.skillgate.catalog.discover(), {
+        : watchCatalog(this.skillgate.catalog, {
             intervalMs: options.watchIntervalMs ?? DEFAULT_WATCH_INTERVAL_MS,
             onChange: (change) => this.#catalogChanged(change),
             onError: (error) => this.#logger.warn("catalog look failed", { error: describeError(error) }),
+            onIncomplete: (reason) =>
+              this.#logger.warn("catalog notifications incomplete: the slow re-check covers the rest", {
+                reason,
+              }),
           });
   }
 

@@ -17,6 +17,7 @@ import {
 import type { Skillgate } from "../../app/skillgate.js";
 import { describeError } from "../../core/errors.js";
 import type { Logger } from "../../observe/logger.js";
+import { prepareValidators } from "../../tools/input.js";
 import type { Turn } from "../../tools/turn.js";
 import { elicitationAsker, type McpApprovals, type McpCallContext } from "./approvals.js";
 import { SKILL_URI_PREFIX, SkillResources } from "./resources.js";
@@ -61,7 +62,12 @@ export interface McpSession {
  */
 export function createMcpSession(options: McpSessionOptions): McpSession {
   const chatId = `mcp-${options.sessionId}`;
-  const makeTurn = (): Turn => options.skillgate.createTurn({ chatId, mode: options.mode ?? "chat" });
+  const makeTurn = (): Turn => {
+    const made = options.skillgate.createTurn({ chatId, mode: options.mode ?? "chat" });
+    // The tools' input validators are compiled now, when the session opens, not on its first call.
+    prepareValidators(made.tools.map((tool) => tool.acceptedSchema ?? tool.inputSchema));
+    return made;
+  };
   let turn = makeTurn();
   const resources = new SkillResources(turn.view);
   const server = new Server(
