@@ -14,8 +14,9 @@
  * The tree is left alone for SETTLE_MS first, as a user's skills are between edits (a file
  * written within the racy-file window is read again on every look). Rounds alternate the
  * contestants' order to spread noise; figures are medians with minimums,
- * ratios are ratios of medians. The target (load_skill at most 1.5x the bare server's median
- * on each transport) is reported as PASS or MISS, never asserted.
+ * ratios are ratios of medians. The targets (load_skill at most 1.8x the bare server's median
+ * over stdio, 1.5x over HTTP) are reported as PASS or MISS, never asserted. The catalog at
+ * scale (idle CPU, load_skill at 10,000 skills) is bench/mcp-scale.mjs.
  * Run alone: `node bench/mcp.mjs [--rounds 200] [--run-rounds 40]`.
  */
 
@@ -30,8 +31,8 @@ import { parseArgs } from "node:util";
 import { distFolder } from "./contestants.mjs";
 import { median, summary } from "./stats.mjs";
 
-/** The target from the issue: load_skill through skillgate at most this many times the bare server's median. */
-export const LOAD_SKILL_RATIO_TARGET = 1.5;
+/** The targets from issue 12: load_skill through skillgate at most this many times the bare server's median, per transport. */
+export const LOAD_SKILL_RATIO_TARGETS = { stdio: 1.8, http: 1.5 };
 
 /** How long the new tree is left alone before anything is timed: past the racy-file window. */
 export const SETTLE_MS = 2_500;
@@ -234,7 +235,7 @@ export function formatMcpResults(result) {
   ];
   for (const [transport, entry] of Object.entries(result.transports)) {
     lines.push(
-      `| ${transport} | ${ms(entry.bare.median)} (${ms(entry.bare.min)}) | ${ms(entry.load.median)} (${ms(entry.load.min)}) | ${entry.loadRatio.toFixed(2)}x | ${entry.loadRatio <= LOAD_SKILL_RATIO_TARGET ? "PASS" : "MISS"} (<= ${LOAD_SKILL_RATIO_TARGET}x) | ${ms(entry.run.median)} (${ms(entry.run.min)}) | ${entry.runRatio.toFixed(1)}x |`,
+      `| ${transport} | ${ms(entry.bare.median)} (${ms(entry.bare.min)}) | ${ms(entry.load.median)} (${ms(entry.load.min)}) | ${entry.loadRatio.toFixed(2)}x | ${entry.loadRatio <= LOAD_SKILL_RATIO_TARGETS[transport] ? "PASS" : "MISS"} (<= ${LOAD_SKILL_RATIO_TARGETS[transport]}x) | ${ms(entry.run.median)} (${ms(entry.run.min)}) | ${entry.runRatio.toFixed(1)}x |`,
     );
   }
   lines.push(
@@ -263,7 +264,9 @@ export function formatMcpResults(result) {
 
 /** True when load_skill met the ratio target on every transport. */
 export function mcpTargetsMet(result) {
-  return Object.values(result.transports).every((entry) => entry.loadRatio <= LOAD_SKILL_RATIO_TARGET);
+  return Object.entries(result.transports).every(
+    ([transport, entry]) => entry.loadRatio <= LOAD_SKILL_RATIO_TARGETS[transport],
+  );
 }
 
 /** The bare contestant: the SDK's low-level Server with one tool that answers at once. */

@@ -40,10 +40,13 @@ export function registerMcp(program: Command, output: CliOutput): void {
     .option("--plan", "plan mode: the model may look but not change anything (only read calls run)")
     .option(
       "--watch-interval <ms>",
-      `how often to look for catalog changes (default ${DEFAULT_WATCH_INTERVAL_MS})`,
+      `how often the slow full re-check runs while file-system notifications do not cover every skill folder (default ${DEFAULT_WATCH_INTERVAL_MS}; ten times less often while they do)`,
       positiveInteger("--watch-interval"),
     )
-    .option("--no-watch", "do not look for catalog changes (no list_changed notifications)")
+    .option(
+      "--no-watch",
+      "no catalog watch: no list_changed notifications, and every tool call looks at the skill folders",
+    )
     .addHelpText(
       "after",
       "\nOver stdio, stdout carries only MCP messages; skillgate's own lines go to stderr.\n" +
