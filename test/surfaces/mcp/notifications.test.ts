@@ -65,6 +65,29 @@ describe("list_changed notifications", () => {
   });
 });
 
+describe("the catalog kept by revision", () => {
+  it("tool calls on an unchanged tree compare the revision and walk nothing", async () => {
+    const tree = mcpTree();
+    const host = openHost(tree, { watchIntervalMs: 3_600_000 });
+    const { client } = await connectClient(host);
+    await client.callTool({ name: "load_skill", arguments: { skill: "notes" } });
+    const runs = host.skillgate.catalog.discoveryRuns;
+    for (let call = 0; call < 5; call += 1)
+      await client.callTool({ name: "load_skill", arguments: { skill: "notes" } });
+    await client.listResources();
+    expect(host.skillgate.catalog.discoveryRuns).toBe(runs);
+  });
+
+  it("without a watch every call looks at the tree again", async () => {
+    const tree = mcpTree();
+    const host = openHost(tree);
+    const { client } = await connectClient(host);
+    const runs = host.skillgate.catalog.discoveryRuns;
+    await client.callTool({ name: "load_skill", arguments: { skill: "notes" } });
+    expect(host.skillgate.catalog.discoveryRuns).toBeGreaterThan(runs);
+  });
+});
+
 describe("store edits", () => {
   it("enabling, editing and disabling a stored skill are each announced, and each is seen by the next call", async () => {
     const tree = mcpTree();
