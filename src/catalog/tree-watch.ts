@@ -169,6 +169,13 @@ export class TreeWatch {
   /** An entry of a watched folder changed: tell, then follow a folder that came or went. */
   #folderChanged(folder: string, name: string | undefined, followFolders: boolean): void {
     if (this.#closed) return;
+    if (this.#roots.has(folder) && !isFolderOrLinkToOne(folder)) {
+      // A root removed (or replaced by a file): wait for it again in its parent.
+      this.#forgetTree(folder);
+      this.#options.onChange(folder);
+      this.#addRoot(folder);
+      return;
+    }
     if (name === undefined) {
       // The event does not say which entry: the folder as a whole changed.
       this.#options.onChange(folder);

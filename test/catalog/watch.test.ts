@@ -185,6 +185,17 @@ describe("file-system notifications", () => {
     await waitFor(() => names(catalog).includes("nested"), "the nested skill");
   });
 
+  it("a skills folder removed and made again is watched again", async () => {
+    const { skills, catalog } = projectCatalog();
+    writeSkill(skills, "alpha");
+    startWatch(catalog);
+    expect(names(catalog)).toEqual(["alpha"]);
+    rmSync(skills, { recursive: true });
+    await waitFor(() => names(catalog).length === 0, "the folder to go");
+    writeSkill(skills, "again");
+    await waitFor(() => names(catalog).includes("again"), "the new folder's skill");
+  });
+
   it("a changed script is announced as changed, touching only that skill", async () => {
     const { skills, catalog } = projectCatalog();
     const folder = writeSkill(skills, "alpha", { files: { "scripts/run.py": "print(1)\n" } });
