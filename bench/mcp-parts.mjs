@@ -6,7 +6,8 @@
  * (a copy whose line is not found stops the run: the build changed and this script with it):
  *
  * - `full`: the build as it is;
- * - `no-catalog-look`: the turn's skill view looks the catalog up on its first call only;
+ * - `no-catalog-look`: the turn's skill view asks the catalog on its first call only (with the
+ *   server's catalog kept by revision, asking is already one number compared);
  * - `no-audit`: audit events are not written;
  * - `neither`: both of the above;
  * - `no-work`: the MCP session answers load_skill's text without calling the turn at all.
