@@ -36,7 +36,9 @@ export function cliEntry(): string[] {
 
 /**
  * Starts `skillgate mcp` over stdio as a client would, sends `initialize`, and expects
- * skillgate's answer within `timeoutMs`, with nothing but JSON-RPC messages on stdout.
+ * skillgate's answer within `timeoutMs`, with nothing but JSON-RPC messages on stdout. When
+ * the server warned that file-system notifications do not cover its catalog (docs/mcp.md),
+ * the detail says so.
  * Then closes its input and expects it to exit (it is killed if it does not). Never throws.
  */
 export async function mcpSelfCheck(options: McpSelfCheckOptions = {}): Promise<McpSelfCheck> {
@@ -102,15 +104,30 @@ export async function mcpSelfCheck(options: McpSelfCheckOptions = {}): Promise<M
       },
     })}\n`,
   );
-  const result = await answer;
+  const answered = await answer;
   child.stdin.end();
   const code = await Promise.race([exited, delay(3_000).then(() => "running" as const)]);
+  // Read once the process is gone (or given up on): its stderr is complete then.
+  const result = answered.ok ? withWatchNote(answered, stderr) : answered;
   if (code === "running") {
     child.kill("SIGKILL");
     await exited;
     if (result.ok) return { ok: false, detail: `${result.detail}, but did not exit when its input closed` };
   }
   return result;
+}
+
+/** The warning the server logs when file-system notifications do not cover its catalog (catalog/watch.ts, via the host). */
+const INCOMPLETE_WATCH = "catalog notifications incomplete";
+
+/**
+ * The answer, with the server's own warning added when its catalog watch is incomplete (the
+ * inotify limit, say): the server works, but changes on disk may reach it only with the slow
+ * re-check, and the owner should know why.
+ */
+function withWatchNote(result: McpSelfCheck, stderr: string): McpSelfCheck {
+  const note = stderr.split("\n").find((line) => line.includes(INCOMPLETE_WATCH));
+  return note === undefined ? result : { ok: true, detail: `${result.detail}; ${clip(note.trim())}` };
 }
 
 function parseMessage(line: string): { id?: unknown; result?: unknown } | undefined {

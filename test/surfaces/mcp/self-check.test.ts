@@ -44,6 +44,19 @@ describe("mcpSelfCheck", () => {
     expect(result).toEqual({ ok: false, detail: "skillgate mcp did not answer initialize within 300 ms" });
   });
 
+  it("a server that warned its catalog watch is incomplete answers, and the detail says why", async () => {
+    const warnThenAnswer = [
+      "console.error('skillgate: warn: catalog notifications incomplete: the slow re-check covers the rest reason=\"ENOSPC: the system\\'s inotify watch limit (fs.inotify.max_user_watches) is reached\"');",
+      "process.stdin.on('data', () => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'skillgate' } } }) + '\\n'));",
+      "process.stdin.on('end', () => process.exit(0));",
+    ].join("\n");
+    const result = await mcpSelfCheck({ entry: script(warnThenAnswer) });
+    expect(result.ok).toBe(true);
+    expect(result.detail).toMatch(
+      /^skillgate mcp answered initialize in \d+ ms; skillgate: warn: catalog notifications incomplete: the slow re-check covers the rest reason="ENOSPC: /,
+    );
+  });
+
   it("a process that answers but does not exit when its input closes is a problem", async () => {
     const answerAndStay = [
       "process.stdin.on('data', () => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'skillgate' } } }) + '\\n'));",
