@@ -121,10 +121,18 @@ export function startCatalogWatch(catalog: WatchedCatalog, options: CatalogWatch
           ...(options.watchFolder !== undefined ? { watchFolder: options.watchFolder } : {}),
         });
 
+  /**
+   * Watches what `result` searched. Discovery ran before the new watches were set, so a
+   * change made in between would have no notification: when folders were added, the revision
+   * moves and the next call looks again.
+   */
   const plan = (result: DiscoveryResult): void => {
     const { trees, shallow } = catalog.watchPlan(result);
     watchedRoots = trees;
-    tree?.setRoots(trees, shallow);
+    if (tree === undefined) return;
+    const before = tree.status().folders;
+    tree.setRoots(trees, shallow);
+    if (tree.status().folders > before) catalog.revision.bump("watches added");
   };
 
   /** A notification or a store write: the revision moves now; what changed is looked at soon. */
