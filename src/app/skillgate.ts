@@ -9,7 +9,7 @@ import { reportArgumentRepairs } from "../observe/argument-repair.js";
 import { AuditLog } from "../observe/audit-log.js";
 import { ChatLog } from "../observe/chat-log.js";
 import type { AuditSink } from "../observe/events.js";
-import { type Logger, stderrLogger } from "../observe/logger.js";
+import { type Logger, silentLogger } from "../observe/logger.js";
 import { ApprovalBook } from "../policy/approvals.js";
 import { PolicyTable } from "../policy/decide.js";
 import type { GrantStore } from "../policy/grants.js";
@@ -54,6 +54,7 @@ export interface SkillgateOptions extends Omit<CatalogOptions, "store"> {
   readonly audit?: AuditSink | false;
   /** Whose chat reviews the chat tools record (default `owner`). */
   readonly owner?: string;
+  /** Where information lines go (argument repairs, failed notifications); default none: a library is silent. */
   readonly logger?: Logger;
   readonly clock?: Clock;
   /**
@@ -103,7 +104,7 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
   const sessions = new Set<string>();
   const data = catalog.folders.data;
   const clock = options.clock ?? systemClock;
-  const logger = options.logger ?? stderrLogger;
+  const logger = options.logger ?? silentLogger;
   let store: Promise<Store> | undefined;
   let chatLog: ChatLog | undefined;
   let reviews: Promise<SkillReviews> | undefined;
