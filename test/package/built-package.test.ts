@@ -119,6 +119,25 @@ describe("the built package", () => {
     });
   });
 
+  it("the packed tarball holds the LICENSE, no source maps, no sources and every subpath's files", () => {
+    const packed = JSON.parse(
+      execFileSync("npm", ["pack", "--dry-run", "--ignore-scripts", "--json"], {
+        cwd: root,
+        encoding: "utf8",
+      }),
+    ) as { files: { path: string }[] }[];
+    const files = new Set((packed[0]?.files ?? []).map((file) => file.path));
+    expect(files.has("LICENSE")).toBe(true);
+    expect([...files].filter((file) => file.endsWith(".map"))).toEqual([]);
+    expect([...files].filter((file) => file.startsWith("src/") || file.startsWith("test/"))).toEqual([]);
+    for (const key of subpaths) {
+      const target = manifest.exports[key];
+      if (typeof target !== "object") continue;
+      expect(files.has(target.import.slice(2)), target.import).toBe(true);
+      expect(files.has(target.types.slice(2)), target.types).toBe(true);
+    }
+  });
+
   it("no published declaration imports a module the consumer does not get with its dependencies", () => {
     const allowed = new Set([...Object.keys(manifest.dependencies), "ai"]);
     const offending: string[] = [];
