@@ -121,7 +121,15 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
     addGrant: (scope, grant) => void openChatLog().addGrant(scope, grant),
   };
   // The audit log made here is closed with this Skillgate; one passed in belongs to its caller.
-  const ownAudit = options.audit === undefined ? new AuditLog({ dataFolder: data }) : undefined;
+  // Its failed writes go to the logger too: a library writes nothing to stderr by itself.
+  const ownAudit =
+    options.audit === undefined
+      ? new AuditLog({
+          dataFolder: data,
+          onError: (error) =>
+            logger.warn("audit events are not being written", { folder: data, error: String(error) }),
+        })
+      : undefined;
   const audit = options.audit === false ? undefined : (options.audit ?? ownAudit);
   const broker = new Broker({
     policy: policyTableOf(() => catalog.config),

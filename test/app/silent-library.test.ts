@@ -1,3 +1,4 @@
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { runSkillScript } from "../../src/app/run-skill-script.js";
@@ -61,6 +62,28 @@ describe("the library's logging", () => {
       expect(outcome.status).toBe("ok");
     });
     expect(lines).toEqual([]);
+  });
+
+  it("an audit log that cannot be written is reported to the logger, not to stderr", async () => {
+    const options = project();
+    // A file where the audit folder should be: every audit write fails.
+    mkdirSync(options.data, { recursive: true });
+    writeFileSync(join(options.data, "audit"), "not a folder");
+    const warnings: string[] = [];
+    const logger: Logger = { info: () => {}, warn: (message) => warnings.push(message) };
+    const lines = await stderrDuring(async () => {
+      for (const given of [undefined, logger]) {
+        const skillgate = createSkillgate({
+          ...options,
+          approve: async () => "once",
+          ...(given ? { logger: given } : {}),
+        });
+        await skillgate.createTurn({ chatId: "c" }).call("load_skill", { skill: "backup-check" });
+        skillgate.close();
+      }
+    });
+    expect(lines).toEqual([]);
+    expect(warnings).toEqual(["audit events are not being written"]);
   });
 
   it("a logger that is given gets the information line", async () => {
