@@ -24,7 +24,7 @@ export function distFolder() {
 
 /** Imports skillgate's library API from the built package. */
 export async function importSkillgate() {
-  const entry = join(distFolder(), "index.js");
+  const entry = join(distFolder(), "catalog", "index.js");
   if (!existsSync(entry))
     throw new Error(`no built package at ${entry}: run \`npm run build\` or set BENCH_DIST`);
   return import(pathToFileURL(entry).href);

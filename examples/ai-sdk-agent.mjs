@@ -13,6 +13,7 @@ import { generateText, stepCountIs } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { createSkillgate } from "skillgate";
 import { hasPendingApproval, skillgateTools } from "skillgate/ai-sdk";
+import { streamLogger } from "skillgate/observe";
 
 // A throwaway home (so the example writes nothing of yours) holding a project with one skill.
 const home = mkdtempSync(join(tmpdir(), "skillgate-ai-sdk-"));
@@ -48,6 +49,8 @@ const skillgate = createSkillgate({
   roots: [project],
   builtins: false,
   audit: { record: (event) => audit.push(event) },
+  // The library is silent unless given a logger: this one writes `skillgate: info: …` lines to stderr.
+  logger: streamLogger(),
   // Asked whenever the policy says "ask". A terminal asks the person; a web app that cannot
   // wait answers "deferred": the call then ends `awaiting_approval` and the model is told so.
   approve: async (request) => {
@@ -55,43 +58,47 @@ const skillgate = createSkillgate({
     return "once";
   },
 });
-const turn = skillgate.createTurn({ chatId: "ai-sdk-example" });
+// Whatever happens, the throwaway home goes: an example leaves nothing behind.
+try {
+  const turn = skillgate.createTurn({ chatId: "ai-sdk-example" });
 
-// The scripted model: what a model would do, one step at a time.
-const script = [
-  call("search_skills", { query: "backup finished" }),
-  call("load_skill", { skill: "backup-check" }),
-  // The model gets the arguments wrong (JSON text instead of an object); skillgate repairs them.
-  call("run_skill_script", {
-    skill: "backup-check",
-    script: "scripts/check.sh",
-    arguments: '{"target": "nas"}',
-  }),
-  say("Last night's backup of nas finished."),
-];
-const model = new MockLanguageModelV3({ doGenerate: async () => script.shift() ?? say("(done)") });
+  // The scripted model: what a model would do, one step at a time.
+  const script = [
+    call("search_skills", { query: "backup finished" }),
+    call("load_skill", { skill: "backup-check" }),
+    // The model gets the arguments wrong (JSON text instead of an object); skillgate repairs them.
+    call("run_skill_script", {
+      skill: "backup-check",
+      script: "scripts/check.sh",
+      arguments: '{"target": "nas"}',
+    }),
+    say("Last night's backup of nas finished."),
+  ];
+  const model = new MockLanguageModelV3({ doGenerate: async () => script.shift() ?? say("(done)") });
 
-const result = await generateText({
-  model,
-  system: `You help the owner run their machines.\n\n${turn.skillIndex()}`,
-  prompt: "Did last night's backup of the nas finish?",
-  tools: skillgateTools(turn, {
-    onResult: (output, { toolName, input }) =>
-      console.log(
-        `[tool] ${toolName} ${JSON.stringify(input)} -> ${output.status} (rule ${output.rule})\n${indent(output.text)}`,
-      ),
-  }),
-  // Stop after 10 steps, or as soon as a call waits for the owner's approval.
-  stopWhen: [stepCountIs(10), hasPendingApproval()],
-});
+  const result = await generateText({
+    model,
+    system: `You help the owner run their machines.\n\n${turn.skillIndex()}`,
+    prompt: "Did last night's backup of the nas finish?",
+    tools: skillgateTools(turn, {
+      onResult: (output, { toolName, input }) =>
+        console.log(
+          `[tool] ${toolName} ${JSON.stringify(input)} -> ${output.status} (rule ${output.rule})\n${indent(output.text)}`,
+        ),
+    }),
+    // Stop after 10 steps, or as soon as a call waits for the owner's approval.
+    stopWhen: [stepCountIs(10), hasPendingApproval()],
+  });
 
-console.log(
-  `\nThe model saw, last: ${JSON.stringify(model.doGenerateCalls.at(-1).prompt.map((m) => m.role))}`,
-);
-console.log(`Audit events: ${audit.map((event) => event.type).join(", ")}`);
-console.log(`Answer: ${result.text}`);
-skillgate.close();
-rmSync(home, { recursive: true, force: true });
+  console.log(
+    `\nThe model saw, last: ${JSON.stringify(model.doGenerateCalls.at(-1).prompt.map((m) => m.role))}`,
+  );
+  console.log(`Audit events: ${audit.map((event) => event.type).join(", ")}`);
+  console.log(`Answer: ${result.text}`);
+} finally {
+  skillgate.close();
+  rmSync(home, { recursive: true, force: true });
+}
 
 function call(toolName, input) {
   const toolCallId = `call-${toolName}`;

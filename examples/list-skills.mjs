@@ -1,6 +1,7 @@
 // Discover skills the way the CLI does, then print the index a model would see.
 // Run after `npm ci`: node examples/list-skills.mjs [project-root]
-import { createCatalog, describeSkillIndex, find } from "../dist/index.js";
+import { createCatalog } from "skillgate";
+import { describeSkillIndex, findSkill } from "skillgate/catalog";
 
 const catalog = createCatalog({ roots: [process.argv[2] ?? process.cwd()] });
 const { skills, decisions } = catalog.discover();
@@ -14,5 +15,5 @@ console.log(
   `\n${index.text}\n\n(${index.listed.length} listed, ${index.unlisted} reachable only through search)`,
 );
 
-const json = find(skills, "json");
-if (json) console.log(`\nfind("json") -> ${json.name}: ${json.text().split("\n")[0]}`);
+const json = findSkill(skills, "json");
+if (json) console.log(`\nfindSkill("json") -> ${json.name}: ${json.text().split("\n")[0]}`);

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Installs the system tools skillgate's tests use, from Debian's packages.
-# Safe to run again: it installs only what is missing. Needs root (or sudo).
+# Installs the system tools skillgate's tests use, from Debian's packages. `npm test` runs it
+# first (the pretest script). Safe to run again: with everything installed it changes nothing.
+# It installs what is missing when it can (as root, or with sudo that needs no password);
+# otherwise it stops and prints the one command to run.
 set -euo pipefail
 
 # command -> Debian package. The sandbox needs bubblewrap (bwrap), socat (the proxy bridge),
 # util-linux (prlimit for its rlimits, setpriv to drop root, unshare for the portal) and mount.
+# The proxy's tests drive real clients (curl) over TLS (openssl makes their certificate); the
+# terminal tests of `skillgate run` use script(1) for a pseudo-terminal.
 declare -A wanted=(
   [python3]=python3
   [bash]=bash
@@ -14,6 +18,9 @@ declare -A wanted=(
   [setpriv]=util-linux
   [unshare]=util-linux
   [mount]=mount
+  [curl]=curl
+  [openssl]=openssl
+  [script]=bsdutils
 )
 
 missing=()
@@ -28,10 +35,22 @@ fi
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-test-deps: everything is installed"
 else
-  run_as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+  if [ "$(id -u)" -eq 0 ]; then
+    as_root=()
+  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+    as_root=(sudo)
+  else
+    echo "install-test-deps: the tests need ${missing[*]} (Debian packages); install them once with:" >&2
+    echo "  sudo bash scripts/install-test-deps.sh" >&2
+    exit 1
+  fi
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "install-test-deps: the tests need ${missing[*]} (Debian package names); this system has no apt-get: install them with its package manager" >&2
+    exit 1
+  fi
   echo "install-test-deps: installing ${missing[*]}"
-  run_as_root apt-get update -qq
-  run_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  "${as_root[@]}" apt-get update -qq
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
 # The sandbox also needs unprivileged user namespaces; say so now rather than in a failing test.

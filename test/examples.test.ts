@@ -1,11 +1,34 @@
 import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 
-const run = promisify(execFile);
+const execute = promisify(execFile);
 const root = join(import.meta.dirname, "..");
+let temporary: string | undefined;
+
+/**
+ * Runs a command with a temp folder of its own (TMPDIR), so the test can tell that an example
+ * left nothing behind without seeing other tests' temp folders.
+ */
+function run(command: string, argv: string[], options: { cwd: string }) {
+  temporary = mkdtempSync(join(tmpdir(), "skillgate-examples-tmp-"));
+  return execute(command, argv, { ...options, env: { ...process.env, TMPDIR: temporary } });
+}
+
+// The sandbox keeps its never-changing files (seccomp program, passwd) in one folder per user,
+// shared by every skillgate process on purpose (src/runners/sandbox/static-files.ts): not a leftover.
+const SHARED_SANDBOX_FILES = `skillgate-sandbox-files-${process.getuid?.() ?? 0}`;
+
+afterEach(() => {
+  if (temporary === undefined) return;
+  const left = readdirSync(temporary).filter((name) => name !== SHARED_SANDBOX_FILES);
+  rmSync(temporary, { recursive: true, force: true });
+  temporary = undefined;
+  expect(left, "temp folders the example left behind").toEqual([]);
+});
 
 beforeAll(async () => {
   // The examples import the built package, as a user's code would.
@@ -13,7 +36,7 @@ beforeAll(async () => {
     !existsSync(join(root, "dist", "index.js")) ||
     !existsSync(join(root, "dist", "surfaces", "ai-sdk", "index.js"))
   )
-    await run("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: root });
+    await execute("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: root });
 }, 120_000);
 
 describe("the README's examples run", () => {

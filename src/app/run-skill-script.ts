@@ -1,5 +1,5 @@
 import type { CallStatus } from "../observe/events.js";
-import { type Logger, stderrLogger } from "../observe/logger.js";
+import { type Logger, silentLogger } from "../observe/logger.js";
 import type { ApprovalAnswer, ApprovalRequest } from "../policy/approvals.js";
 import type { RunResult } from "../runners/contract.js";
 import { createSkillgate, type SkillgateOptions } from "./skillgate.js";
@@ -81,7 +81,7 @@ export async function runSkillScript(
   const skillgate = createSkillgate({
     ...options,
     approve,
-    logger: options.logger ?? quietRepairs(stderrLogger),
+    logger: quietRepairs(options.logger ?? silentLogger),
     observeRuns: {
       ...(input.onOutput !== undefined ? { onOutput: input.onOutput } : {}),
       onResult: (_request, result) => {

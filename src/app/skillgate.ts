@@ -9,7 +9,7 @@ import { reportArgumentRepairs } from "../observe/argument-repair.js";
 import { AuditLog } from "../observe/audit-log.js";
 import { ChatLog } from "../observe/chat-log.js";
 import type { AuditSink } from "../observe/events.js";
-import { type Logger, stderrLogger } from "../observe/logger.js";
+import { type Logger, silentLogger } from "../observe/logger.js";
 import { ApprovalBook } from "../policy/approvals.js";
 import { PolicyTable } from "../policy/decide.js";
 import type { GrantStore } from "../policy/grants.js";
@@ -54,6 +54,7 @@ export interface SkillgateOptions extends Omit<CatalogOptions, "store"> {
   readonly audit?: AuditSink | false;
   /** Whose chat reviews the chat tools record (default `owner`). */
   readonly owner?: string;
+  /** Where information lines go (argument repairs, failed notifications); default none: a library is silent. */
   readonly logger?: Logger;
   readonly clock?: Clock;
   /**
@@ -103,7 +104,7 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
   const sessions = new Set<string>();
   const data = catalog.folders.data;
   const clock = options.clock ?? systemClock;
-  const logger = options.logger ?? stderrLogger;
+  const logger = options.logger ?? silentLogger;
   let store: Promise<Store> | undefined;
   let chatLog: ChatLog | undefined;
   let reviews: Promise<SkillReviews> | undefined;
@@ -120,7 +121,15 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
     addGrant: (scope, grant) => void openChatLog().addGrant(scope, grant),
   };
   // The audit log made here is closed with this Skillgate; one passed in belongs to its caller.
-  const ownAudit = options.audit === undefined ? new AuditLog({ dataFolder: data }) : undefined;
+  // Its failed writes go to the logger too: a library writes nothing to stderr by itself.
+  const ownAudit =
+    options.audit === undefined
+      ? new AuditLog({
+          dataFolder: data,
+          onError: (error) =>
+            logger.warn("audit events are not being written", { folder: data, error: String(error) }),
+        })
+      : undefined;
   const audit = options.audit === false ? undefined : (options.audit ?? ownAudit);
   const broker = new Broker({
     policy: policyTableOf(() => catalog.config),

@@ -71,6 +71,13 @@ export type ErrorCode =
   | "approval_already_answered"
   | "approval_queue_full";
 
+/**
+ * The mark every {@link SkillgateError} carries, under a registry symbol so it is the same key
+ * in every copy of the package: an application that ends up with two copies (a dependency
+ * pins another version) still recognises the other copy's errors. `instanceof` cannot.
+ */
+const SKILLGATE_ERROR_MARKER = Symbol.for("skillgate.error");
+
 /** The base of every error skillgate throws on purpose. */
 export class SkillgateError<Data extends object = Record<string, unknown>> extends Error {
   /** A stable, machine-readable reason; never reworded. */
@@ -122,9 +129,18 @@ export class FileTooLargeError extends SkillgateError<{ path: string; size: numb
   }
 }
 
-/** True when `error` is a SkillgateError, optionally with the given code. */
+// On the prototype, not enumerable: every subclass inherits it, and it never shows in JSON or logs.
+Object.defineProperty(SkillgateError.prototype, SKILLGATE_ERROR_MARKER, { value: true });
+
+/**
+ * True when `error` is a SkillgateError, optionally with the given code. It checks the mark
+ * (see {@link SKILLGATE_ERROR_MARKER}), not the class, so an error from another copy of
+ * skillgate counts too.
+ */
 export function isSkillgateError(error: unknown, code?: ErrorCode): error is SkillgateError {
-  return error instanceof SkillgateError && (code === undefined || error.code === code);
+  if (typeof error !== "object" || error === null) return false;
+  if ((error as { [SKILLGATE_ERROR_MARKER]?: unknown })[SKILLGATE_ERROR_MARKER] !== true) return false;
+  return code === undefined || (error as { code?: unknown }).code === code;
 }
 
 /** `ErrorName: message` for any thrown value, the form skillgate shows to models and people. */

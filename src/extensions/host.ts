@@ -1,6 +1,6 @@
 import { type FSWatcher, watch } from "node:fs";
 import { dirname, join } from "node:path";
-import { extensionFolders, hooksFiles, load } from "./load.js";
+import { extensionFolders, hooksFiles, loadExtensions } from "./load.js";
 import type { Registry } from "./registry.js";
 
 /** Where a host reads extensions and hooks from, as the configuration says now. */
@@ -98,7 +98,7 @@ export class ExtensionHost {
   async #read(): Promise<string[]> {
     const settings = this.#settings();
     const before = this.registry.notes.length;
-    await load(this.registry, {
+    await loadExtensions(this.registry, {
       config: settings.configFolder,
       roots: settings.roots,
       project: settings.project,

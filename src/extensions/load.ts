@@ -27,7 +27,7 @@ export interface ExtensionFolderOptions {
 }
 
 /** Options of {@link load}. */
-export interface LoadOptions extends ExtensionFolderOptions {
+export interface LoadExtensionsOptions extends ExtensionFolderOptions {
   /** More extension files or folders to load (a folder: its extension files). */
   readonly paths?: readonly string[];
   /** A shell hook command's time limit when its entry gives none; default 10 s. */
@@ -84,7 +84,10 @@ export function extensionFolders(options: ExtensionFolderOptions): string[] {
  * hooks file ({@link hooksFiles}). Adds one note per file: what it registered, or why it
  * failed. A file that fails registers nothing. Marks the registry loaded.
  */
-export async function load(registry: Registry, options: LoadOptions = {}): Promise<Registry> {
+export async function loadExtensions(
+  registry: Registry,
+  options: LoadExtensionsOptions = {},
+): Promise<Registry> {
   const files = [
     ...extensionFolders(options).flatMap((folder) => extensionFiles(folder)),
     ...(options.paths ?? []).flatMap((path) => pathFiles(path)),

@@ -1,5 +1,4 @@
 import { join } from "node:path";
-import type Database from "better-sqlite3";
 import { type Clock, systemClock } from "../core/clock.js";
 import { InvalidArgumentError } from "../core/errors.js";
 import { SkillReviews } from "../store/reviews.js";
@@ -20,6 +19,7 @@ import { DEFAULT_BUSY_TIMEOUT_MS, openChatDatabase } from "./chat-schema.js";
 import { type ChatRow, ChatStatements, type CountColumns } from "./chat-statements.js";
 import { readTranscript, type Transcript, type TranscriptOptions } from "./chat-transcript.js";
 import type { CallStatus } from "./events.js";
+import type { SqliteDatabase } from "./sqlite-types.js";
 
 /** The database's name inside the data folder. */
 export const CHAT_DATABASE_FILE = "chats.db";
@@ -106,12 +106,12 @@ const COUNTED: Partial<Record<CallStatus, keyof CountColumns>> = {
 export class ChatLog {
   /** The database file. */
   readonly file: string;
-  readonly #database: Database.Database;
+  readonly #database: SqliteDatabase;
   readonly #statements: ChatStatements;
   readonly #reviews: ReviewsReader;
   readonly #clock: Clock;
 
-  private constructor(file: string, database: Database.Database, options: ChatLogOptions) {
+  private constructor(file: string, database: SqliteDatabase, options: ChatLogOptions) {
     this.file = file;
     this.#database = database;
     this.#statements = new ChatStatements(database);

@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { ChatLogUnreadableError } from "./chat-input.js";
+import type { SqliteDatabase } from "./sqlite-types.js";
 
 /**
  * The chat database's schema and how it is opened. The version lives in SQLite's
@@ -61,9 +62,10 @@ const MIGRATIONS: readonly string[] = [VERSION_1];
  * for a writer), `synchronous = NORMAL` (a power cut may lose the last writes, never
  * corrupt the file), foreign keys on, and the schema brought to {@link CHAT_SCHEMA_VERSION}.
  */
-export function openChatDatabase(file: string, busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS): Database.Database {
+export function openChatDatabase(file: string, busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS): SqliteDatabase {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  let database: Database.Database;
+  // Typed as skillgate's own interface: a better-sqlite3 Database must fit it (checked here).
+  let database: SqliteDatabase;
   try {
     database = new Database(file, { timeout: busyTimeoutMs });
   } catch (error) {
@@ -85,7 +87,7 @@ export function openChatDatabase(file: string, busyTimeoutMs = DEFAULT_BUSY_TIME
   }
 }
 
-function migrate(database: Database.Database, file: string): void {
+function migrate(database: SqliteDatabase, file: string): void {
   const current = userVersion(database);
   if (current === CHAT_SCHEMA_VERSION) return;
   if (current > CHAT_SCHEMA_VERSION) throw tooNew(file, current);
@@ -122,7 +124,7 @@ function retryWhileBusy(step: () => unknown, deadline: number): void {
 
 const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
-function userVersion(database: Database.Database): number {
+function userVersion(database: SqliteDatabase): number {
   return Number(database.pragma("user_version", { simple: true }));
 }
 

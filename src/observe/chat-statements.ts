@@ -1,5 +1,5 @@
-import type Database from "better-sqlite3";
 import type { ChatKind, MessageRole } from "./chat-input.js";
+import type { SqliteDatabase, SqliteStatement } from "./sqlite-types.js";
 
 /** A row of `chats`, as SQLite returns it. */
 export interface ChatRow {
@@ -42,22 +42,22 @@ interface Scope {
  * positional parameters: no value is ever spliced into SQL text.
  */
 export class ChatStatements {
-  readonly database: Database.Database;
+  readonly database: SqliteDatabase;
   /** Creates the chat if missing and moves `updated` forward. */
-  readonly touch: Database.Statement<[Scope & { now: number }]>;
+  readonly touch: SqliteStatement<[Scope & { now: number }]>;
   /** Sets a title and owner when given (null keeps the old value). */
-  readonly describe: Database.Statement<[Scope & { title: string | null; owner: string | null }]>;
-  readonly chat: Database.Statement<[ChatKind, string], ChatRow>;
-  readonly key: Database.Statement<[ChatKind, string], { key: number }>;
+  readonly describe: SqliteStatement<[Scope & { title: string | null; owner: string | null }]>;
+  readonly chat: SqliteStatement<[ChatKind, string], ChatRow>;
+  readonly key: SqliteStatement<[ChatKind, string], { key: number }>;
   /** Adds to the counts, creating the chat if missing. */
-  readonly count: Database.Statement<[Scope & CountColumns & { now: number }]>;
-  readonly message: Database.Statement<
+  readonly count: SqliteStatement<[Scope & CountColumns & { now: number }]>;
+  readonly message: SqliteStatement<
     [Scope & { role: MessageRole; text: string; chars: number; omitted: number; time: number }]
   >;
-  readonly transcriptSize: Database.Statement<[number], { messages: number; chars: number }>;
-  readonly messages: Database.Statement<[number], MessageRow>;
+  readonly transcriptSize: SqliteStatement<[number], { messages: number; chars: number }>;
+  readonly messages: SqliteStatement<[number], MessageRow>;
   /** A page of chats, newest first, after the (updated, key) of the last row of the previous page. */
-  readonly list: Database.Statement<
+  readonly list: SqliteStatement<
     [
       {
         owner: string | null;
@@ -70,11 +70,11 @@ export class ChatStatements {
     ],
     ChatRow
   >;
-  readonly grants: Database.Statement<[ChatKind, string], { name: string }>;
-  readonly addGrant: Database.Statement<[Scope & { name: string; now: number }]>;
-  readonly revokeGrant: Database.Statement<[Scope & { name: string }]>;
+  readonly grants: SqliteStatement<[ChatKind, string], { name: string }>;
+  readonly addGrant: SqliteStatement<[Scope & { name: string; now: number }]>;
+  readonly revokeGrant: SqliteStatement<[Scope & { name: string }]>;
 
-  constructor(database: Database.Database) {
+  constructor(database: SqliteDatabase) {
     this.database = database;
     this.touch = database.prepare(
       `INSERT INTO chats (kind, id, created, updated) VALUES (@kind, @id, @now, @now)

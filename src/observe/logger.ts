@@ -33,10 +33,10 @@ export function streamLogger(write: (line: string) => void = (line) => process.s
   };
 }
 
-/** The default logger: one line on stderr per message. */
+/** One line on stderr per message: what the CLI and the MCP server it starts pass in. */
 export const stderrLogger: Logger = streamLogger();
 
-/** A logger that drops everything. */
+/** A logger that drops everything: the library's default, so an embedder's stderr stays its own. */
 export const silentLogger: Logger = { info: () => {}, warn: () => {} };
 
 function oneLine(text: string): string {

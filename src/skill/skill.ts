@@ -1,7 +1,7 @@
 import { describeError } from "../core/errors.js";
 import { MAX_SKILL_CHARS } from "../core/limits.js";
 import { sliceAtCodePoint } from "../core/text.js";
-import { describe } from "./describe.js";
+import { describeSkillBody } from "./describe.js";
 import type { SkillFields } from "./fields.js";
 import { DEFAULT_GOVERNANCE, type Governance } from "./governance.js";
 
@@ -84,6 +84,6 @@ export class Skill {
 
   #describeBody(): string {
     const read = this.#read();
-    return read.ok ? describe(read.body) : "";
+    return read.ok ? describeSkillBody(read.body) : "";
   }
 }

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { leftByEndedProcess } from "../../src/core/process-groups.js";
+import { eventually } from "../helpers/eventually.js";
 import { makeTree } from "../helpers/skill-tree.js";
 
 const repositoryRoot = fileURLToPath(new URL("../..", import.meta.url));
@@ -30,7 +31,7 @@ describe("onProcessExit and holdGroup", () => {
     const sleeper = Number(child.stdout.trim());
     expect(sleeper).toBeGreaterThan(1);
     // SIGKILL is delivered before the exit listener returns; the kernel may take a moment to end it.
-    while (isRunning(sleeper)) await new Promise((resolve) => setTimeout(resolve, 10));
+    await eventually(`the sleeper ${sleeper} ended`, () => !isRunning(sleeper));
     expect(isRunning(sleeper)).toBe(false);
     expect(existsSync(join(folder, "ran"))).toBe(true);
     expect(existsSync(join(folder, "dropped"))).toBe(false);

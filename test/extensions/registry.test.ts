@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { EVENTS } from "../../src/extensions/events.js";
-import { extensionFolders, load } from "../../src/extensions/load.js";
+import { extensionFolders, loadExtensions } from "../../src/extensions/load.js";
 import { Registry } from "../../src/extensions/registry.js";
 import type { ExtensionTool } from "../../src/extensions/types.js";
 import { makeTree } from "../helpers/skill-tree.js";
@@ -67,10 +67,10 @@ describe("EVENTS", () => {
   });
 });
 
-describe("load", () => {
+describe("loadExtensions", () => {
   it("runs each file's setup and notes what it added or why it failed", async () => {
     const { config, extensions } = seedConfig();
-    const reg = await load(new Registry(), { config });
+    const reg = await loadExtensions(new Registry(), { config });
     expect(reg.notes).toEqual([
       "boom.js: failed to load (Error: no)",
       "helpers.js: loaded, no setup()",
@@ -97,7 +97,7 @@ describe("load", () => {
     writeFileSync(join(extensions, "notes.txt"), "not code\n");
     const more = join(makeTree(), "more.mjs");
     writeFileSync(more, "export default function (reg) { reg.command('more', () => 'yes'); }\n");
-    const reg = await load(new Registry(), { config, paths: [more] });
+    const reg = await loadExtensions(new Registry(), { config, paths: [more] });
     expect([...reg.commands.keys()]).toEqual(["wc", "more"]);
     expect(reg.notes.at(-1)).toBe("more.mjs: 0 tool(s), 0 skill(s), 1 command(s)");
   });
@@ -115,7 +115,7 @@ describe("load", () => {
         "}",
       ].join("\n"),
     );
-    const reg = await load(new Registry(), { config });
+    const reg = await loadExtensions(new Registry(), { config });
     expect(reg.notes).toEqual(["typed.ts: 0 tool(s), 0 skill(s), 1 command(s)"]);
     expect(await reg.runCommand("shout", "hi")).toBe("HI");
   });
@@ -127,7 +127,7 @@ describe("load", () => {
       join(config, "extensions", "half.js"),
       "export function setup(reg) { reg.command('first', () => 1); throw new TypeError('second failed'); }\n",
     );
-    const reg = await load(new Registry(), { config });
+    const reg = await loadExtensions(new Registry(), { config });
     expect(reg.notes).toEqual(["half.js: failed to load (TypeError: second failed)"]);
     expect([...reg.commands.keys()]).toEqual([]);
   });
@@ -164,7 +164,7 @@ describe("load", () => {
     const config = makeTree();
     mkdirSync(join(config, "extensions"));
     writeFileSync(join(config, "extensions", "bad.js"), `export function setup(reg) { ${body}; }\n`);
-    const reg = await load(new Registry(), { config });
+    const reg = await loadExtensions(new Registry(), { config });
     expect(reg.notes).toHaveLength(1);
     expect(reg.notes[0]).toMatch(/^bad\.js: failed to load \(/);
     expect(reg.notes[0]).toContain(problem);
@@ -179,7 +179,7 @@ describe("load", () => {
       join(config, "extensions", "peek.js"),
       "export function setup(reg) { reg.command('peek', () => Object.keys(reg).sort().join(',') + '|' + Object.isFrozen(reg) + '|' + String(reg.notes)); }\n",
     );
-    const reg = await load(new Registry(), { config });
+    const reg = await loadExtensions(new Registry(), { config });
     expect(await reg.runCommand("peek")).toBe("approval,command,on,skill,tool|true|undefined");
   });
 });
@@ -188,7 +188,7 @@ describe("shell hooks through load", () => {
   it("registers hooks.json: deny rm, log the rest, skip a tool that does not match", async () => {
     const { config } = seedConfig();
     writeFileSync(join(config, "hooks.json"), JSON.stringify(DENY_RM_HOOK));
-    const reg = await load(new Registry(), { config });
+    const reg = await loadExtensions(new Registry(), { config });
     expect(await reg.fire("before_tool", { tool: "run_shell", args: { command: "rm -rf x" } })).toEqual([
       { deny: "no rm" },
     ]);
@@ -204,7 +204,7 @@ describe("shell hooks through load", () => {
 describe("reload", () => {
   it("drops exactly what the files registered, keeps the program's, and loses nothing over rounds", async () => {
     const { config } = seedConfig();
-    const live = await load(new Registry(), { config });
+    const live = await loadExtensions(new Registry(), { config });
     live.tool(liveTool());
     live.command("mine", (arg) => arg);
     live.on("after_tool", () => undefined);
@@ -214,12 +214,12 @@ describe("reload", () => {
     expect(live.hooks.after_tool).toHaveLength(1);
     expect(live.skills.map((skill) => skill.name)).toEqual([]);
     expect(live.loaded).toBe(false);
-    await load(live, { config });
+    await loadExtensions(live, { config });
     expect(live.tools.map((tool) => tool.name)).toEqual(["live_tool", "word_count"]);
     live.dropLoaded();
     expect(live.tools.map((tool) => tool.name)).toEqual(["live_tool"]);
     for (let round = 0; round < 5; round += 1) {
-      await load(live, { config });
+      await loadExtensions(live, { config });
       live.dropLoaded();
     }
     expect(live.tools.map((tool) => tool.name)).toEqual(["live_tool"]);
@@ -233,11 +233,11 @@ describe("reload", () => {
     mkdirSync(join(config, "extensions"));
     const file = join(config, "extensions", "ver.js");
     writeFileSync(file, "export function setup(reg) { reg.command('version', () => 'one'); }\n");
-    const reg = await load(new Registry(), { config });
+    const reg = await loadExtensions(new Registry(), { config });
     expect(await reg.runCommand("version")).toBe("one");
     writeFileSync(file, "export function setup(reg) { reg.command('version', () => 'two, longer'); }\n");
     reg.dropLoaded();
-    await load(reg, { config });
+    await loadExtensions(reg, { config });
     expect(await reg.runCommand("version")).toBe("two, longer");
   });
 
@@ -249,7 +249,7 @@ describe("reload", () => {
       "export async function setup(reg) { await new Promise((r) => setTimeout(r, 20)); reg.command('slow', () => 1); }\n",
     );
     const reg = new Registry();
-    const loading = load(reg, { config });
+    const loading = loadExtensions(reg, { config });
     reg.command("meanwhile", () => 2);
     await loading;
     reg.dropLoaded();
@@ -332,13 +332,13 @@ describe("extension folders", () => {
       JSON.stringify([{ event: "before_turn", command: `touch ${JSON.stringify(`${marker}-hook`)}` }]),
     );
     const config = makeTree();
-    const closed = await load(new Registry(), { config, roots: [root] });
+    const closed = await loadExtensions(new Registry(), { config, roots: [root] });
     await closed.fire("before_turn", { prompt: "hi" });
     expect(existsSync(marker)).toBe(false);
     expect(existsSync(`${marker}-hook`)).toBe(false);
     expect(closed.notes).toEqual([]);
 
-    const opened = await load(new Registry(), { config, roots: [root], project: true });
+    const opened = await loadExtensions(new Registry(), { config, roots: [root], project: true });
     expect(existsSync(marker)).toBe(true);
     await opened.fire("before_turn", { prompt: "hi" });
     expect(existsSync(`${marker}-hook`)).toBe(true);

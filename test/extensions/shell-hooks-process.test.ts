@@ -1,10 +1,10 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { runHookCommand } from "../../src/extensions/hook-command.js";
 import { Registry } from "../../src/extensions/registry.js";
 import { loadShellHooks } from "../../src/extensions/shell-hooks.js";
+import { eventually } from "../helpers/eventually.js";
 import { makeTree } from "../helpers/skill-tree.js";
 
 /** True once `pid` is no longer a live process (gone, or a zombie waiting to be reaped). */
@@ -21,25 +21,18 @@ function isGone(pid: number): boolean {
   }
 }
 
-/** Waits until every pid is gone; false if one is still alive after a generous bound. */
+/** Waits until every pid is gone (fails the test, naming them, if one outlives the bound). */
 async function allGone(pids: readonly number[]): Promise<boolean> {
-  for (let attempt = 0; attempt < 100; attempt += 1) {
-    if (pids.every(isGone)) return true;
-    await sleep(50);
-  }
-  return false;
+  return await eventually(`processes ${pids.join(", ")} ended`, () => pids.every(isGone));
 }
 
 /** The pids a command wrote, one a line, once the file has them all. */
 async function pidsIn(file: string, count: number): Promise<number[]> {
-  for (let attempt = 0; attempt < 100; attempt += 1) {
-    if (existsSync(file)) {
-      const pids = readFileSync(file, "utf8").split("\n").filter(Boolean).map(Number);
-      if (pids.length >= count) return pids;
-    }
-    await sleep(20);
-  }
-  throw new Error(`${file} never held ${count} pid(s)`);
+  return await eventually(`${file} holds ${count} pid(s)`, () => {
+    if (!existsSync(file)) return false;
+    const pids = readFileSync(file, "utf8").split("\n").filter(Boolean).map(Number);
+    return pids.length >= count && pids;
+  });
 }
 
 async function loadOne(entry: object, options: { timeoutMs?: number; maxOutputBytes?: number } = {}) {

@@ -91,13 +91,3 @@ export function isAlive(pid: number): boolean {
     return false;
   }
 }
-
-/** Waits until `check` holds or `ms` passed; returns whether it held. */
-export async function eventually(check: () => boolean, ms = 5_000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (check()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  return check();
-}

@@ -2,7 +2,8 @@ import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { LocalRunner, MAX_ARGUMENTS_JSON_BYTES } from "../../src/runners/local-runner.js";
-import { eventually, hashOf, isAlive, requestFor, runnerTree, writeSkillFolder } from "./helpers.js";
+import { eventually } from "../helpers/eventually.js";
+import { hashOf, isAlive, requestFor, runnerTree, writeSkillFolder } from "./helpers.js";
 
 const strays: number[] = [];
 
@@ -194,7 +195,7 @@ describe("LocalRunner", () => {
     strays.push(...pids);
     expect(result.status).toBe("timed_out");
     expect(pids).toHaveLength(2);
-    expect(await eventually(() => pids.every((pid) => !isAlive(pid)))).toBe(true);
+    await eventually(`processes ${pids.join(", ")} ended`, () => pids.every((pid) => !isAlive(pid)));
   });
 
   it("a script that ignores SIGTERM is killed with SIGKILL after the grace", async () => {
@@ -209,7 +210,7 @@ describe("LocalRunner", () => {
     strays.push(...pids);
     expect(result.status).toBe("timed_out");
     expect(pids).toHaveLength(1);
-    expect(await eventually(() => pids.every((pid) => !isAlive(pid)))).toBe(true);
+    await eventually(`processes ${pids.join(", ")} ended`, () => pids.every((pid) => !isAlive(pid)));
   });
 
   it("a background child left by a script that exited is killed with the group", async () => {
@@ -222,7 +223,7 @@ describe("LocalRunner", () => {
     strays.push(...pids);
     expect(result.status).toBe("ok");
     expect(pids).toHaveLength(1);
-    expect(await eventually(() => pids.every((pid) => !isAlive(pid)))).toBe(true);
+    await eventually(`processes ${pids.join(", ")} ended`, () => pids.every((pid) => !isAlive(pid)));
   });
 
   it("a setsid daemon leaves the process group: the run still ends, and the daemon is not contained (documented)", async () => {
@@ -255,7 +256,7 @@ describe("LocalRunner", () => {
     const pids = pidsIn(result.stdout, "child");
     strays.push(...pids);
     expect(result.status).toBe("interrupted");
-    expect(await eventually(() => pids.every((pid) => !isAlive(pid)))).toBe(true);
+    await eventually(`processes ${pids.join(", ")} ended`, () => pids.every((pid) => !isAlive(pid)));
   });
 
   it("an abort before the start runs nothing", async () => {

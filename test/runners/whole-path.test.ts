@@ -5,7 +5,7 @@ import { createSkillgate, type SkillgateOptions } from "../../src/app/skillgate.
 import { silentLogger } from "../../src/observe/logger.js";
 import type { ApprovalRequest } from "../../src/policy/approvals.js";
 import type { RunResult } from "../../src/runners/contract.js";
-import { sandboxTools } from "../../src/runners/sandbox/host-tools.js";
+import { requireTools } from "../helpers/required-tools.js";
 import { hashOf, runnerTree, writeSkillFolder } from "./helpers.js";
 
 /**
@@ -129,8 +129,8 @@ describe("run_skill_script through the default router", () => {
     }
   });
 
-  it("a sandbox skill runs in the default sandbox from its snapshot, as the sandbox user (where bubblewrap is installed)", async (context) => {
-    if (sandboxTools().bwrap === undefined) context.skip();
+  it("a sandbox skill runs in the default sandbox from its snapshot, as the sandbox user", async () => {
+    requireTools("bwrap", "socat", "prlimit");
     const { config, data, project, folder } = setUp({ execution: "sandbox" });
     writeFileSync(join(folder, "scripts/run.sh"), 'echo "$(id -u) $SKILLGATE_SKILL_ARGS"\n');
     const skillgate = skillgateOver({ config, data, project });

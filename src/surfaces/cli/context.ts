@@ -6,6 +6,7 @@ import {
   withStoreSource,
 } from "../../app/skillgate.js";
 import type { Catalog, CatalogOptions } from "../../catalog/catalog.js";
+import { stderrLogger } from "../../observe/logger.js";
 
 /** The global options every command shares. */
 export interface GlobalOptions {
@@ -25,6 +26,8 @@ export function skillgateOptions(command: Command): SkillgateOptions {
     ...(options.data !== undefined ? { data: options.data } : {}),
     ...(options.builtins === false ? { builtins: false } : {}),
     ...(options.projectExtensions === true ? { projectExtensions: true } : {}),
+    // The library is silent unless given a logger; the CLI (and the MCP server it starts) logs to stderr.
+    logger: stderrLogger,
   };
 }
 

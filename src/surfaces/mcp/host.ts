@@ -10,7 +10,7 @@ import {
 } from "../../catalog/watch.js";
 import { describeError } from "../../core/errors.js";
 import { packageRoot } from "../../core/package-root.js";
-import { type Logger, stderrLogger } from "../../observe/logger.js";
+import { type Logger, silentLogger } from "../../observe/logger.js";
 import { ApprovalQueue } from "../../policy/approval-queue.js";
 import type { Approver } from "../../tools/broker.js";
 import { McpApprovals } from "./approvals.js";
@@ -32,7 +32,7 @@ export interface McpHostOptions extends Omit<SkillgateOptions, "approve" | "logg
    * `skillgate approve ID` and the model's identical retry runs.
    */
   readonly deferred?: Approver;
-  /** Where information lines go (default stderr; never stdout, which stdio keeps for protocol messages). */
+  /** Where information lines go (default none; the CLI passes stderr, never stdout, which stdio keeps for protocol messages). */
   readonly logger?: Logger;
 }
 
@@ -54,7 +54,7 @@ export class McpHost {
 
   private constructor(options: McpHostOptions) {
     this.#options = options;
-    this.#logger = options.logger ?? stderrLogger;
+    this.#logger = options.logger ?? silentLogger;
     this.#version = packageVersion();
     let queue: Approver | undefined;
     this.approvals = new McpApprovals(

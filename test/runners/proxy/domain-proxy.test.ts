@@ -6,6 +6,8 @@ import { connect as tlsConnect } from "node:tls";
 import { afterEach, describe, expect, it } from "vitest";
 import { isSkillgateError } from "../../../src/core/errors.js";
 import { startDomainProxy } from "../../../src/runners/proxy/domain-proxy.js";
+import { eventually } from "../../helpers/eventually.js";
+import { requireTools } from "../../helpers/required-tools.js";
 import {
   echoThrough,
   proxiedRequest,
@@ -17,7 +19,6 @@ import {
   startTls,
   type TestProxy,
   type Upstream,
-  waitUntil,
 } from "./proxy-harness.js";
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -115,9 +116,10 @@ describe("allowed hosts pass", () => {
     expect(proxy.stats.tunnelsOpened).toBe(1);
   });
 
-  const certificate = selfSignedCertificate();
-  it.skipIf(certificate === undefined)("carries TLS to a server with a self-signed certificate", async () => {
-    const credentials = certificate as NonNullable<typeof certificate>;
+  it("carries TLS to a server with a self-signed certificate", async () => {
+    requireTools("openssl");
+    const credentials = selfSignedCertificate();
+    if (credentials === undefined) throw new Error("openssl could not make a self-signed certificate");
     const server = keep(await startTls(credentials));
     const { socketPath, refusals } = keep(
       await startTestProxy({
@@ -264,7 +266,7 @@ describe("lifecycle", () => {
     const reply = await rawExchange(test.socketPath, connectTo(`allowed.test:${echo.port}`));
     const tunnel = reply.tunnel as NonNullable<typeof reply.tunnel>;
     await new Promise<void>((resolve) => tunnel.once("close", () => resolve()));
-    await waitUntil(() => test.proxy.stats.activeTunnels === 0);
+    await eventually("every tunnel is closed", () => test.proxy.stats.activeTunnels === 0);
   });
 
   it("answers 408 to a client that never finishes its request head", async () => {
@@ -371,10 +373,10 @@ describe("the connection cap", () => {
       expect(await echoThrough(tunnel, `still open ${index}`)).toBe(`still open ${index}`);
     }
     open[0]?.tunnel?.destroy();
-    await waitUntil(() => test.proxy.stats.activeTunnels === 7);
+    await eventually("seven tunnels are open", () => test.proxy.stats.activeTunnels === 7);
     const again = await rawExchange(test.socketPath, request);
     expect(again.status).toBe(200);
     for (const reply of [...open, again]) reply.tunnel?.destroy();
-    await waitUntil(() => test.proxy.stats.activeTunnels === 0);
+    await eventually("every tunnel is closed", () => test.proxy.stats.activeTunnels === 0);
   });
 });

@@ -295,8 +295,3 @@ export function proxiedRequest(
     request.end(options.body);
   });
 }
-
-/** Polls until `condition` holds (no time assertion: the test timeout is the only bound). */
-export async function waitUntil(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
-}

@@ -1,11 +1,13 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer as createHttpsServer } from "node:https";
 import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventually } from "../../helpers/eventually.js";
+import { requireTools } from "../../helpers/required-tools.js";
 import { selfSignedCertificate, startHttp, startTestProxy, type TestProxy } from "./proxy-harness.js";
 
 // The sandbox reaches the proxy the way this test does: socat listens on a TCP port and
@@ -13,18 +15,9 @@ import { selfSignedCertificate, startHttp, startTestProxy, type TestProxy } from
 // Asynchronous child processes only: the proxy runs in this process and must keep serving.
 const run = promisify(execFile);
 
-function installed(command: string): boolean {
-  return (process.env.PATH ?? "").split(":").some((folder) => {
-    try {
-      return statSync(join(folder, command)).isFile();
-    } catch {
-      return false;
-    }
-  });
-}
-
+// The suite needs socat (the bridge), curl (the client) and openssl (the certificate); it fails without them.
+requireTools("socat", "curl", "openssl");
 const certificate = selfSignedCertificate();
-const ready = installed("socat") && installed("curl") && certificate !== undefined;
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -35,9 +28,9 @@ async function freePort(): Promise<number> {
 }
 
 async function waitForListener(port: number, bridge: ChildProcess): Promise<void> {
-  for (;;) {
+  await eventually(`socat listens on port ${port}`, async () => {
     if (bridge.exitCode !== null) throw new Error(`socat exited with ${bridge.exitCode}`);
-    const open = await new Promise<boolean>((resolve) => {
+    return await new Promise<boolean>((resolve) => {
       const socket = connect(port, "127.0.0.1");
       socket.once("connect", () => {
         socket.destroy();
@@ -45,12 +38,10 @@ async function waitForListener(port: number, bridge: ChildProcess): Promise<void
       });
       socket.once("error", () => resolve(false));
     });
-    if (open) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  });
 }
 
-describe.skipIf(!ready)("real clients through a socat bridge", () => {
+describe("real clients through a socat bridge", () => {
   let upstream: Awaited<ReturnType<typeof startHttp>>;
   let secure: ReturnType<typeof createHttpsServer>;
   let securePort: number;

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { readdirSync, readlinkSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { detectCgroups, systemCgroupHost } from "../../../src/runners/sandbox/cgroup-detect.js";
+import { eventually } from "../../helpers/eventually.js";
 import {
   cgroupsOwnedBy,
   expectContained,
@@ -225,10 +226,9 @@ print("parent done", flush=True)
       });
     expect(inNamespace().length).toBeGreaterThan(0);
     runner.kill("SIGKILL");
-    const deadline = Date.now() + 5_000;
-    while (inNamespace().length > 0 && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    expect(inNamespace()).toEqual([]);
+    await eventually("every process of the killed runner's sandbox ended", () =>
+      expect(inNamespace()).toEqual([]),
+    );
     // Its cgroups (if any) are orphans now; the next detection in any skillgate process removes them.
     if (runner.exitCode === null && runner.signalCode === null)
       await new Promise((resolve) => runner.once("exit", resolve));

@@ -24,6 +24,7 @@ import {
 import { SandboxPool } from "../../../src/runners/sandbox/sandbox-pool.js";
 import { interpreterCommand } from "../../../src/runners/sandbox/sandbox-runner.js";
 import { hashSkillFolder } from "../../../src/skill/content-hash.js";
+import { eventually } from "../../helpers/eventually.js";
 
 /**
  * Real snapshots and real bubblewrap runs for the sandbox tests, plus the evidence every
@@ -53,11 +54,9 @@ afterAll(async () => {
   pool = undefined;
 });
 
-/** Waits (up to five seconds) until the file's pool keeps a sandbox ahead: it starts one after a run answered. */
+/** Waits until the file's pool keeps a sandbox ahead: it starts one after a run answered. */
 export async function poolReady(): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (sharedPool().size === 0 && Date.now() < deadline)
-    await new Promise((resolve) => setTimeout(resolve, 5));
+  await eventually("the file's pool keeps a sandbox ahead", () => sharedPool().size > 0);
 }
 
 /**
@@ -188,6 +187,23 @@ export function processesNamed(runId: string, pidNamespace?: number): HostProces
   return found;
 }
 
+/** The pids of the sandboxes a process keeps ahead now: a test's starting point for {@link sandboxesStartedSince}. */
+export function keptAheadPids(parent = process.pid): ReadonlySet<number> {
+  return new Set(sandboxesKeptAhead(parent).map((kept) => kept.pid));
+}
+
+/**
+ * The sandboxes a process keeps ahead that were not there at `before`: the ones a test's own
+ * pool started. Another pool in the same process (an earlier test's, the file's shared one)
+ * is not the test's to count.
+ */
+export function sandboxesStartedSince(
+  before: ReadonlySet<number>,
+  parent = process.pid,
+): { pid: number; runId: string }[] {
+  return sandboxesKeptAhead(parent).filter((kept) => !before.has(kept.pid));
+}
+
 /** The launch chains a process keeps ahead: its children whose bubblewrap names a run but has no sandbox yet. */
 export function sandboxesKeptAhead(parent = process.pid): { pid: number; runId: string }[] {
   const found: { pid: number; runId: string }[] = [];
@@ -296,13 +312,10 @@ export function cgroupsNamed(runId: string): string[] {
  * answers first and removes its cgroups right after.
  */
 export async function cgroupsLeft(result: SandboxRunResult): Promise<string[]> {
-  const deadline = Date.now() + 2_000;
-  let left = cgroupsOfRun(result);
-  while (left.length > 0 && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 25));
-    left = cgroupsOfRun(result);
-  }
-  return left;
+  await eventually("the run's cgroups are removed", () => cgroupsOfRun(result).length === 0, {
+    timeoutMs: 2_000,
+  }).catch(() => undefined);
+  return cgroupsOfRun(result);
 }
 
 /**
@@ -316,13 +329,9 @@ export async function expectContained(
 ): Promise<void> {
   expect(result.sandbox?.pidNamespace, "bubblewrap reported the run's PID namespace").toBeTypeOf("number");
   // The kernel tears the namespace down before bubblewrap's wait returns; the grace only absorbs a slow reap.
-  const deadline = Date.now() + 2_000;
-  let left = processesOfRun(result);
-  while (left.length > 0 && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 25));
-    left = processesOfRun(result);
-  }
-  expect(left, "processes of the run still running").toEqual([]);
+  await eventually("the run's processes ended", () =>
+    expect(processesOfRun(result), "processes of the run still running").toEqual([]),
+  );
   expect(await cgroupsLeft(result), "cgroups of the run left behind").toEqual([]);
   expect(hashOf(snapshot), "the snapshot changed").toBe(hashBefore);
 }

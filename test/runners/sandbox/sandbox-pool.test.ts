@@ -20,6 +20,7 @@ import { runsAsRoot, sandboxPrerequisites } from "../../../src/runners/sandbox/r
 import { runInSandbox, type SandboxRunResult } from "../../../src/runners/sandbox/run-in-sandbox.js";
 import { SandboxPool } from "../../../src/runners/sandbox/sandbox-pool.js";
 import { runSandboxProcess } from "../../../src/runners/sandbox/sandbox-process.js";
+import { eventually } from "../../helpers/eventually.js";
 import {
   cgroupsLeft,
   cgroupsNamed,
@@ -27,11 +28,12 @@ import {
   expectContained,
   expectStatus,
   hashOf,
+  keptAheadPids,
   lastJson,
   processesNamed,
   requireBubblewrap,
   SANDBOX_ENVIRONMENT_KEYS,
-  sandboxesKeptAhead,
+  sandboxesStartedSince,
   snapshotOf,
 } from "./harness.js";
 
@@ -89,28 +91,25 @@ function run(
 
 /** Waits until the pool keeps a sandbox ahead (it starts one after each run answered). */
 async function ready(pool: SandboxPool): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (pool.size === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+  await eventually("the pool keeps a sandbox ahead", () => pool.size > 0);
   expect(pool.size, "a sandbox kept ahead").toBe(1);
 }
 
-/** The one sandbox a process keeps ahead, once its chain has started (its command line names the run). */
-async function keptAheadBy(parent: number): Promise<{ pid: number; runId: string }> {
-  const none = () => (sandboxesKeptAhead(parent).length === 1 ? [] : [parent]);
-  expect(await settle(none), "one sandbox kept ahead").toEqual([]);
-  const [kept] = sandboxesKeptAhead(parent);
+/**
+ * The one sandbox a process keeps ahead that was not there at `before`, once its chain has
+ * started (its command line names the run): what this test's pool started, not another's.
+ */
+async function keptAheadBy(
+  parent: number,
+  before: ReadonlySet<number>,
+): Promise<{ pid: number; runId: string }> {
+  const started = await eventually("one sandbox kept ahead", () => {
+    const found = sandboxesStartedSince(before, parent);
+    return found.length === 1 && found;
+  });
+  const [kept] = started;
   if (kept === undefined) throw new Error("no sandbox kept ahead");
   return kept;
-}
-
-async function settle(check: () => unknown[], withinMs = 3_000): Promise<unknown[]> {
-  const deadline = Date.now() + withinMs;
-  let left = check();
-  while (left.length > 0 && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 25));
-    left = check();
-  }
-  return left;
 }
 
 describe("a sandbox started ahead", () => {
@@ -143,15 +142,16 @@ describe("a sandbox started ahead", () => {
   });
 
   it("is one bubblewrap waiting for its arguments, alone in cgroups named after its own run", async () => {
+    const keptBefore = keptAheadPids();
     const pool = newPool();
     const snapshot = snapshotOf({ "scripts/ok.py": "print('ok')\n" });
     expectStatus(await run(pool, snapshot, "scripts/ok.py"), "ok");
     await ready(pool);
-    const kept = await keptAheadBy(process.pid);
+    const kept = await keptAheadBy(process.pid, keptBefore);
     const { pid, runId } = kept;
     // setpriv (as root) execs bubblewrap in the same process; wait for it to have done so.
     const name = () => /^Name:\s+(\S+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
-    expect(await settle(() => (name() === "bwrap" ? [] : [name()]))).toEqual([]);
+    await eventually("setpriv has exec'd bubblewrap", () => name() === "bwrap");
     const status = readFileSync(`/proc/${pid}/status`, "utf8");
     if (runsAsRoot()) expect(/^Uid:\s+(\d+)/m.exec(status)?.[1]).toBe("65534");
     // No sandbox yet: no child, no namespaces of its own.
@@ -162,14 +162,15 @@ describe("a sandbox started ahead", () => {
       // Moved in the background (a run that takes it first waits for the move).
       const outside = () =>
         folders.filter((folder) => readFileSync(`${folder}/cgroup.procs`, "utf8").trim() !== String(pid));
-      expect(await settle(outside)).toEqual([]);
+      await eventually("the sandbox is in its run's cgroups", () => expect(outside()).toEqual([]));
     }
     await pool.close();
-    expect(await settle(() => processesNamed(runId))).toEqual([]);
+    await eventually(`the processes of ${runId} ended`, () => expect(processesNamed(runId)).toEqual([]));
     expect(cgroupsNamed(runId)).toEqual([]);
   });
 
   it("after many runs, some at once, and close(): no process and no cgroup is left; later runs start their own", async () => {
+    const keptBefore = keptAheadPids();
     const pool = newPool();
     const snapshot = snapshotOf({ "scripts/ok.py": "print('ok')\n" });
     const before = hashOf(snapshot);
@@ -186,12 +187,12 @@ describe("a sandbox started ahead", () => {
     const runIds = results.map((result) => result.sandbox?.runId ?? "");
     expect(new Set(runIds).size).toBe(results.length);
     await ready(pool);
-    const ahead = sandboxesKeptAhead().map((kept) => kept.runId);
+    const ahead = sandboxesStartedSince(keptBefore).map((kept) => kept.runId);
     await pool.close();
     expect(pool.size).toBe(0);
-    expect(sandboxesKeptAhead()).toEqual([]);
+    expect(sandboxesStartedSince(keptBefore)).toEqual([]);
     for (const runId of [...runIds, ...ahead]) {
-      expect(await settle(() => processesNamed(runId)), runId).toEqual([]);
+      await eventually(`the processes of ${runId} ended`, () => expect(processesNamed(runId)).toEqual([]));
       expect(cgroupsNamed(runId), runId).toEqual([]);
     }
     expect(cgroupsOwnedBy()).toEqual([]);
@@ -201,9 +202,10 @@ describe("a sandbox started ahead", () => {
     expectStatus(after, "ok");
     expect(after.sandbox?.prestarted).toBe(false);
     expect(cgroupsNamed(after.sandbox?.runId ?? "")).toEqual([]);
+    // Nothing may start after this run: a check that something does not happen needs a pause.
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(pool.size).toBe(0);
-    expect(sandboxesKeptAhead()).toEqual([]);
+    expect(sandboxesStartedSince(keptBefore)).toEqual([]);
   });
 
   it("an abort kills the run it served; the next run gets a new one", async () => {
@@ -326,7 +328,9 @@ describe("arguments that do not arrive whole run nothing", () => {
       expect(outcome.stdout).toBe("");
       expect(outcome.exitCode).not.toBe(0);
       expect(outcome.ending).toBe("exited");
-      expect(await settle(() => processesNamed(launch.runId))).toEqual([]);
+      await eventually("the launch's processes ended", () =>
+        expect(processesNamed(launch.runId)).toEqual([]),
+      );
     });
 });
 
@@ -371,27 +375,27 @@ describe("the process that keeps sandboxes ahead", () => {
     const { owner, reported, exited } = startOwner();
     const { status } = await reported;
     expect(status).toBe("ok");
-    const { runId } = await keptAheadBy(owner.pid ?? 0);
+    const { runId } = await keptAheadBy(owner.pid ?? 0, new Set());
     owner.stdin.end("done\n");
     // Nothing keeps it alive: the sandbox kept ahead is not a reason to stay.
     expect(await exited).toEqual({ code: 0, signal: null });
-    expect(await settle(() => processesNamed(runId))).toEqual([]);
+    await eventually(`the processes of ${runId} ended`, () => expect(processesNamed(runId)).toEqual([]));
     expect(cgroupsNamed(runId)).toEqual([]);
   });
 
   it("SIGKILLed, it leaves a sandbox kept ahead with no arguments: it ends having run nothing, its empty cgroups are swept", async () => {
     const { owner, reported, exited } = startOwner();
     await reported;
-    const { runId } = await keptAheadBy(owner.pid ?? 0);
+    const { runId } = await keptAheadBy(owner.pid ?? 0, new Set());
     expect(launcherName(runId)).toContain(runId);
     owner.kill("SIGKILL");
     await exited;
-    expect(await settle(() => processesNamed(runId))).toEqual([]);
+    await eventually(`the processes of ${runId} ended`, () => expect(processesNamed(runId)).toEqual([]));
     // The kernel may still be tearing the last process down; the sweep removes only empty cgroups.
     const swept = () => {
       detectCgroups(systemCgroupHost());
       return cgroupsOwnedBy(owner.pid ?? 0);
     };
-    expect(await settle(swept)).toEqual([]);
+    await eventually("the owner's empty cgroups are swept", () => expect(swept()).toEqual([]));
   });
 });

@@ -6,14 +6,16 @@ import { RunnerRouter } from "../../../src/runners/router.js";
 import type { SandboxRunResult } from "../../../src/runners/sandbox/run-in-sandbox.js";
 import { SandboxRunner } from "../../../src/runners/sandbox/sandbox-runner.js";
 import { SnapshotStore } from "../../../src/runners/snapshot.js";
+import { eventually } from "../../helpers/eventually.js";
 import { hashOf, requestFor, runnerTree, writeSkillFolder } from "../helpers.js";
 import {
   cgroupsNamed,
   expectContained,
   expectStatus,
+  keptAheadPids,
   processesNamed,
   requireBubblewrap,
-  sandboxesKeptAhead,
+  sandboxesStartedSince,
   snapshotOf,
 } from "./harness.js";
 
@@ -113,6 +115,8 @@ except OSError as error:
   it("keeps a sandbox started ahead for its next run; close() leaves no process and no cgroup", async () => {
     // A verified snapshot the sandbox user can reach (a routed run as root goes through the portal).
     const snapshot = snapshotOf({ "scripts/who.py": WHO });
+    // Only the sandboxes this runner starts count: an earlier test's runner may still keep one.
+    const keptBefore = keptAheadPids();
     const sandbox = new SandboxRunner();
     runners.push(sandbox);
     const request: RunRequest = {
@@ -121,19 +125,19 @@ except OSError as error:
     };
     const first = await sandbox.run(request);
     expectStatus(first, "ok");
-    const deadline = Date.now() + 5_000;
-    while (sandboxesKeptAhead().length === 0 && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 10));
+    await eventually("the runner keeps a sandbox ahead", () => sandboxesStartedSince(keptBefore).length > 0);
     const second = await sandbox.run(request);
     expectStatus(second, "ok");
     expect(second.stdout).toBe(first.stdout);
     expect(second.sandbox?.prestarted).toBe(true);
-    while (sandboxesKeptAhead().length === 0 && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    const ahead = sandboxesKeptAhead().map((kept) => kept.runId);
+    await eventually(
+      "the runner keeps the next sandbox ahead",
+      () => sandboxesStartedSince(keptBefore).length > 0,
+    );
+    const ahead = sandboxesStartedSince(keptBefore).map((kept) => kept.runId);
     expect(ahead).toHaveLength(1);
     await sandbox.close();
-    expect(sandboxesKeptAhead()).toEqual([]);
+    expect(sandboxesStartedSince(keptBefore)).toEqual([]);
     for (const runId of [first.sandbox?.runId ?? "", second.sandbox?.runId ?? "", ...ahead]) {
       expect(processesNamed(runId)).toEqual([]);
       expect(cgroupsNamed(runId)).toEqual([]);
@@ -146,11 +150,13 @@ except OSError as error:
   it("serves routed runs from a sandbox started ahead too (as root, through the portal)", async () => {
     const { router, folder } = setUp();
     const request = requestFor(folder, "scripts/who.py", { execution: "sandbox", arguments: { n: 3 } });
+    const keptBefore = keptAheadPids();
     const first = await router.run(request);
     expectStatus(first, "ok");
-    const deadline = Date.now() + 5_000;
-    while (sandboxesKeptAhead().length === 0 && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 10));
+    await eventually(
+      "the router's sandbox runner keeps a sandbox ahead",
+      () => sandboxesStartedSince(keptBefore).length > 0,
+    );
     const second = (await router.run(request)) as SandboxRunResult;
     expectStatus(second, "ok");
     expect(second.stdout).toBe(first.stdout);

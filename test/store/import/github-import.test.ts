@@ -4,6 +4,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { importGithubFolder } from "../../../src/store/import/github-import.js";
 import { type ImportErrorCode, isImportRefusal } from "../../../src/store/import/import-errors.js";
 import { DEFAULT_IMPORT_LIMITS } from "../../../src/store/import/limits.js";
+import { eventually } from "../../helpers/eventually.js";
 import {
   type FakeGithub,
   type FakeRepository,
@@ -308,7 +309,10 @@ describe("importGithubFolder over real HTTP", () => {
     const server = await fake(repository.files, [{ kind: "slow" }]);
     const controller = new AbortController();
     const reason = new Error("cancelled by the owner");
-    setTimeout(() => controller.abort(reason), 50);
+    // Cancel once the import is waiting on GitHub's (slow) answer, not after a guessed delay.
+    void eventually("the import reached GitHub", () => server.requests.length > 0).then(() =>
+      controller.abort(reason),
+    );
     const { error } = await refusal(server, { signal: controller.signal });
     expect(error).toBe(reason);
   });

@@ -4,6 +4,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { ARGUMENT_MESSAGES, MAX_ARGUMENT_DEPTH } from "../../../src/tools/arguments.js";
+import { requireTools } from "../../helpers/required-tools.js";
 import { type CliSandbox, cliSandbox, hasStackTrace } from "./harness.js";
 
 const repository = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
@@ -257,8 +258,8 @@ function collect(child: ReturnType<typeof spawn>): Promise<{ code: number | null
 }
 
 describe("skillgate run in a real process", () => {
-  it("at a terminal, the ask is put as a y/N question and a yes runs the script", async (context) => {
-    if (!existsSync("/usr/bin/script")) context.skip();
+  it("at a terminal, the ask is put as a y/N question and a yes runs the script", async () => {
+    requireTools("script");
     const sandbox = demoSandbox();
     const child = spawnCli(sandbox, ["run", "demo", "scripts/echo.py", "--args", '{"t": 1}'], { tty: true });
     const done = collect(child);
@@ -275,8 +276,8 @@ describe("skillgate run in a real process", () => {
     expect(result.code).toBe(0);
   });
 
-  it("at a terminal, anything but yes declines", async (context) => {
-    if (!existsSync("/usr/bin/script")) context.skip();
+  it("at a terminal, anything but yes declines", async () => {
+    requireTools("script");
     const sandbox = demoSandbox();
     const child = spawnCli(sandbox, ["run", "demo", "scripts/echo.py"], { tty: true });
     const done = collect(child);

@@ -8,6 +8,7 @@ import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { isSkillgateError } from "../../../src/core/errors.js";
 import { type McpHttpServer, serveHttp } from "../../../src/surfaces/mcp/http.js";
+import { eventually } from "../../helpers/eventually.js";
 import { childEnvironment, cliMain, ensureBuilt } from "./built-cli.js";
 import { mcpTree, openHost, resultText } from "./harness.js";
 
@@ -238,7 +239,7 @@ describe("MCP over Streamable HTTP", () => {
     expect(host.sessionCount).toBe(1);
     expect((await rawPost(server.url, {})).status).toBe(503);
     // The raw client opened no stream and went away: the sweep closes its session.
-    while (host.sessionCount > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    await eventually("the idle session is closed", () => host.sessionCount === 0);
     expect((await rawPost(server.url, {})).status).toBe(200);
   });
 

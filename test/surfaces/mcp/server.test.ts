@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { AuditLog } from "../../../src/observe/audit-log.js";
 import { RESOURCE_NOT_FOUND, RESOURCES_PAGE_SIZE } from "../../../src/surfaces/mcp/resources.js";
 import { SKILL_INDEX_PROMPT } from "../../../src/surfaces/mcp/session.js";
+import { eventually } from "../../helpers/eventually.js";
 import { writeSkill } from "../../helpers/skill-tree.js";
 import { connectClient, mcpTree, openHost, PNG_BYTES, resultText } from "./harness.js";
 
@@ -145,7 +146,7 @@ describe("tools over MCP", () => {
       undefined,
       { signal: controller.signal },
     );
-    while (!existsSync(started)) await new Promise((resolve) => setTimeout(resolve, 20));
+    await eventually("the script started", () => existsSync(started));
     controller.abort("the person pressed stop");
     await expect(call).rejects.toThrow();
     // The run ends on the cancellation, not after the script's ten minutes.
@@ -154,7 +155,7 @@ describe("tools over MCP", () => {
       audit
         .query({ type: "tool-call-finished" })
         .filter((event) => event.tool === "run_skill_script" && event.scope.id === session.chatId);
-    while (finished().length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    await eventually("the cancelled call is audited as finished", () => finished().length > 0);
     expect(finished()[0]?.status).not.toBe("ok");
   });
 

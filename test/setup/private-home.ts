@@ -1,0 +1,49 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll } from "vitest";
+
+/**
+ * Every test file runs with a home of its own (vitest `setupFiles`, see vitest.config.ts):
+ * `HOME`, the XDG config and data folders and `SKILLGATE_HOME` point into a fresh temporary
+ * folder, removed after the file. So no test reads the skills, configuration, store or
+ * extensions of the person running the suite (src/core/folders.ts lists every variable
+ * skillgate reads for its folders), and child processes that inherit the environment get the
+ * same private home. Tokens a user may have set are cleared so no test uses them.
+ */
+
+/** The variables a test home replaces, with where each points inside it. */
+const HOME_VARIABLES = {
+  HOME: "",
+  USERPROFILE: "",
+  XDG_CONFIG_HOME: ".config",
+  XDG_DATA_HOME: join(".local", "share"),
+  XDG_CACHE_HOME: ".cache",
+  XDG_STATE_HOME: join(".local", "state"),
+  SKILLGATE_HOME: "skillgate-home",
+} as const;
+
+/** Settings of the person running the suite that would change what a test sees. */
+const CLEARED_VARIABLES = ["SKILLGATE_MCP_TOKEN", "SKILLGATE_GITHUB_API", "GITHUB_TOKEN"] as const;
+
+const saved = new Map<string, string | undefined>();
+const home = realpathSync(mkdtempSync(join(tmpdir(), "skillgate-test-home-")));
+
+for (const [name, relative] of Object.entries(HOME_VARIABLES)) {
+  saved.set(name, process.env[name]);
+  const folder = join(home, relative);
+  mkdirSync(folder, { recursive: true });
+  process.env[name] = folder;
+}
+for (const name of CLEARED_VARIABLES) {
+  saved.set(name, process.env[name]);
+  delete process.env[name];
+}
+
+afterAll(() => {
+  for (const [name, value] of saved) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
+  rmSync(home, { recursive: true, force: true });
+});
