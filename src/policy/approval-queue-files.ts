@@ -15,6 +15,7 @@ import {
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
+import { syncFolderSync } from "../core/durable-fs.js";
 import { PathNotAllowedError } from "../core/errors.js";
 
 /**
@@ -136,7 +137,7 @@ export function createFileOnce(folder: string, name: string, content: string): b
   } finally {
     removeFile(temporary);
   }
-  syncFolder(folder);
+  syncFolderSync(folder);
   return true;
 }
 
@@ -184,21 +185,5 @@ export function modifiedAt(path: string): number | undefined {
     return stats.isFile() ? stats.mtimeMs : undefined;
   } catch {
     return undefined;
-  }
-}
-
-/**
- * Flushes a folder's entries so a creation or removal survives a power loss. Platforms that
- * cannot open a folder for flushing (Windows) make this a no-op.
- */
-export function syncFolder(folder: string): void {
-  let descriptor: number | undefined;
-  try {
-    descriptor = openSync(folder, "r");
-    fsyncSync(descriptor);
-  } catch {
-    // Not supported here (EISDIR, EPERM, EINVAL on some platforms): durability is best effort.
-  } finally {
-    if (descriptor !== undefined) closeSync(descriptor);
   }
 }

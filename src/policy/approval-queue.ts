@@ -1,5 +1,6 @@
 import { join, resolve } from "node:path";
 import { type Clock, systemClock } from "../core/clock.js";
+import { syncFolderSync } from "../core/durable-fs.js";
 import { InvalidArgumentError } from "../core/errors.js";
 import {
   ApprovalAlreadyAnsweredError,
@@ -19,7 +20,6 @@ import {
   QUEUE_TEMP_PREFIX,
   readSmallFile,
   removeFile,
-  syncFolder,
 } from "./approval-queue-files.js";
 import {
   answerFileText,
@@ -278,7 +278,7 @@ export class ApprovalQueue {
   /** Removes a request's files, the request first: what remains without it is never used. */
   #remove(id: string): void {
     for (const kind of ["request", "answer", "taken"] as const) removeFile(this.#path(id, kind));
-    syncFolder(this.folder);
+    syncFolderSync(this.folder);
   }
 
   #isLeftover(path: string): boolean {

@@ -8,7 +8,7 @@ import {
   renameDurably,
   uniqueSuffix,
   writeFileAtomically,
-} from "./durable-fs.js";
+} from "../core/durable-fs.js";
 import { StoreCorruptError } from "./errors.js";
 import { readIndex } from "./index-file.js";
 

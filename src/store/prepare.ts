@@ -1,6 +1,6 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { exists, removeTree, TEMP_PREFIX } from "./durable-fs.js";
+import { exists, removeTree, TEMP_PREFIX } from "../core/durable-fs.js";
 import {
   INDEX_FILE,
   readIndex,

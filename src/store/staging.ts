@@ -1,6 +1,6 @@
 import { mkdir, readdir } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
-import { FOLDER_MODE, removeTree, uniqueSuffix } from "./durable-fs.js";
+import { FOLDER_MODE, removeTree, uniqueSuffix } from "../core/durable-fs.js";
 import { StoreArgumentError } from "./errors.js";
 import { STAGING_FOLDER } from "./journal.js";
 

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { closeSync, fsyncSync, openSync } from "node:fs";
 import { lstat, mkdir, open, rename, rm, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 
@@ -6,7 +7,7 @@ import { basename, dirname, join } from "node:path";
  * File operations that survive a crash or power loss at any instant: a file is written to a
  * temporary name in its own folder, flushed, renamed over the target, and the folder is
  * flushed so the rename itself is durable. Readers see the old content or the new, never a
- * mix. Everything the store writes goes through here.
+ * mix. Everything the store writes goes through here, and the approval queue's files too.
  */
 
 /** Mode of every file the store writes: the data folder is private to its owner. */
@@ -23,8 +24,33 @@ export function uniqueSuffix(): string {
 }
 
 /**
- * Flushes a folder's entries (creations, renames, removals) to disk. Platforms that cannot
- * open a folder for flushing (Windows) make this a no-op rather than a failure.
+ * Error codes with which a platform says "a folder cannot be opened or flushed here"
+ * (Windows: EISDIR, EPERM; some file systems: EINVAL, EBADF, ENOTSUP). Flushing a folder is
+ * then not possible at all, so it is skipped; every other error is a real failure.
+ */
+const FOLDER_FLUSH_UNSUPPORTED: ReadonlySet<string> = new Set([
+  "EISDIR",
+  "EPERM",
+  "EINVAL",
+  "EBADF",
+  "ENOTSUP",
+]);
+
+/**
+ * True when `error` says the platform cannot flush a folder (see {@link syncFolder}), so
+ * the flush is skipped instead of failing.
+ */
+export function isFolderFlushUnsupported(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code !== undefined && FOLDER_FLUSH_UNSUPPORTED.has(code);
+}
+
+/**
+ * Flushes a folder's entries (creations, renames, removals) to disk, so they survive a
+ * power loss. The one rule (docs/architecture.md, "File safety"): a platform that cannot
+ * flush a folder ({@link isFolderFlushUnsupported}) makes this a no-op; any other error (a
+ * missing folder, EIO, EACCES) is thrown, because a change that cannot be made durable must
+ * not be reported as done.
  */
 export async function syncFolder(folder: string): Promise<void> {
   let handle: Awaited<ReturnType<typeof open>> | undefined;
@@ -32,10 +58,22 @@ export async function syncFolder(folder: string): Promise<void> {
     handle = await open(folder, "r");
     await handle.sync();
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== "EISDIR" && code !== "EPERM" && code !== "EINVAL" && code !== "EBADF") throw error;
+    if (!isFolderFlushUnsupported(error)) throw error;
   } finally {
     await handle?.close();
+  }
+}
+
+/** {@link syncFolder} for synchronous callers, with the same rule. */
+export function syncFolderSync(folder: string): void {
+  let descriptor: number | undefined;
+  try {
+    descriptor = openSync(folder, "r");
+    fsyncSync(descriptor);
+  } catch (error) {
+    if (!isFolderFlushUnsupported(error)) throw error;
+  } finally {
+    if (descriptor !== undefined) closeSync(descriptor);
   }
 }
 
