@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { closeSync, fsyncSync, openSync } from "node:fs";
-import { lstat, mkdir, open, rename, rm, unlink } from "node:fs/promises";
+import { lstat, mkdir, open, rename, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 
 /**
@@ -130,11 +130,6 @@ export async function removeFileDurably(path: string): Promise<void> {
 /** Creates a folder (and its parents) with the store's folder mode. */
 export async function makeFolder(path: string): Promise<void> {
   await mkdir(path, { recursive: true, mode: FOLDER_MODE });
-}
-
-/** Removes a folder tree; nothing there is not an error. Not flushed: callers only remove garbage. */
-export async function removeTree(path: string): Promise<void> {
-  await rm(path, { recursive: true, force: true, maxRetries: 3 });
 }
 
 /**

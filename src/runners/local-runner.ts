@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { lstatSync, mkdirSync } from "node:fs";
 import { isAbsolute, join, normalize, sep } from "node:path";
+import { removeTree } from "../core/remove-tree.js";
 import type { Runner, RunRequest, RunResult, VerifiedSnapshot } from "./contract.js";
 import { checkLanguage, type LanguageOptions, scriptCommand } from "./languages.js";
 import { runInProcessGroup } from "./process-group.js";
 import { refusal } from "./refusal.js";
-import { removeTree } from "./remove-tree.js";
 import { runsFolders } from "./runs-folder.js";
 import { SnapshotStore } from "./snapshot.js";
 

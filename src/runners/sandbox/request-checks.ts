@@ -10,8 +10,8 @@ import {
 import { tmpdir } from "node:os";
 import { extname, isAbsolute, join, normalize, posix } from "node:path";
 import { leftByEndedProcess } from "../../core/process-groups.js";
+import { removeTree } from "../../core/remove-tree.js";
 import type { RunResult } from "../contract.js";
-import { removeTree } from "../remove-tree.js";
 import { type BwrapFeatures, bwrapFeatures, type SandboxTools } from "./host-tools.js";
 import { portalTargets } from "./launcher.js";
 import { SKILL_MOUNT } from "./layout.js";
