@@ -1,6 +1,7 @@
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { MAX_SCHEMA_DEPTH } from "../core/limits.js";
 import { isPlainObject, type JsonValue, sanitizeJson } from "../core/safe-json.js";
+import { parseRelativePath } from "../core/safe-paths.js";
 import type { ExecutionMode } from "./governance.js";
 
 /** A JSON Schema object (2020-12) describing a script's arguments object. */
@@ -111,13 +112,7 @@ function checkSchema(schema: JsonSchema, label: string): string | undefined {
 }
 
 function isSafeScriptPath(path: string): boolean {
-  return (
-    path.length > 0 &&
-    !path.startsWith("/") &&
-    !path.includes("\\") &&
-    !path.includes("\0") &&
-    path.split("/").every((part) => part !== "" && part !== "." && part !== "..")
-  );
+  return parseRelativePath(path).ok;
 }
 
 const NODE_PROPERTY: JsonSchema = { type: "string", description: "The managed server to run on, by name." };
