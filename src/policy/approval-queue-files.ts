@@ -26,7 +26,8 @@ import { PathNotAllowedError } from "../core/errors.js";
  * - A file is written to a temporary name, flushed, then hard-linked to its real name. A link
  *   never replaces an existing name, so "create once" is atomic: exactly one of two writers
  *   wins, and readers never see a half-written file.
- * - A marker is claimed with an exclusive create (`wx`): exactly one of two claimants wins.
+ * - A marker is claimed with the one file lock (core/file-lock.ts, an exclusive create that
+ *   names its owner), never taken over: exactly one of two claimants wins.
  * - Reads open with `O_NOFOLLOW | O_NONBLOCK` and check the open file: a symbolic link, a
  *   FIFO, a device or a file over the size limit is refused, so nothing outside the folder
  *   is read and nothing blocks.
@@ -155,17 +156,6 @@ function linkOnce(temporary: string, target: string): boolean {
     if (exists(target)) return false;
     renameSync(temporary, target);
     return true;
-  }
-}
-
-/** Creates an empty marker file exclusively; false when the name is taken (the claim is someone else's). */
-export function claimMarker(path: string): boolean {
-  try {
-    closeSync(openSync(path, "wx", QUEUE_FILE_MODE));
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
-    throw error;
   }
 }
 
