@@ -1,5 +1,14 @@
 import { randomBytes } from "node:crypto";
-import { closeSync, fsyncSync, openSync } from "node:fs";
+import {
+  closeSync,
+  fsyncSync,
+  linkSync,
+  lstatSync,
+  openSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import { lstat, mkdir, open, rename, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 
@@ -91,14 +100,20 @@ export async function writeNewFile(path: string, content: string | Uint8Array): 
   }
 }
 
+/** Where a write to `path` is prepared: a temporary name in the same folder, so the rename is atomic. */
+function temporaryPathFor(path: string): string {
+  return join(dirname(path), `${TEMP_PREFIX}${basename(path)}-${uniqueSuffix()}`);
+}
+
 /**
  * Replaces `path` atomically with `content`: temporary file in the same folder, flush,
- * rename, flush the folder. On any failure the temporary file is removed and `path` keeps
- * its old content.
+ * rename, flush the folder. The one rule (docs/architecture.md, "File safety"): readers see
+ * the old content or the new, never a mix; on any failure the temporary file is removed,
+ * `path` keeps its old content and the error is thrown as it is; the folder flush follows
+ * {@link syncFolder}'s rule.
  */
 export async function writeFileAtomically(path: string, content: string | Uint8Array): Promise<void> {
-  const folder = dirname(path);
-  const temporary = join(folder, `${TEMP_PREFIX}${basename(path)}-${uniqueSuffix()}`);
+  const temporary = temporaryPathFor(path);
   try {
     await writeNewFile(temporary, content);
     await rename(temporary, path);
@@ -106,7 +121,73 @@ export async function writeFileAtomically(path: string, content: string | Uint8A
     await unlink(temporary).catch(() => undefined);
     throw error;
   }
-  await syncFolder(folder);
+  await syncFolder(dirname(path));
+}
+
+/** How {@link writeFileAtomicallySync} treats a file already at the path. */
+export interface AtomicWriteOptions {
+  /**
+   * `false` (the default) replaces it, as {@link writeFileAtomically} does. `true` writes only
+   * when no file has the name: the temporary file is hard-linked to it, which fails if the
+   * name exists, so of two writers exactly one wins; the loser gets `false` and nothing changed.
+   */
+  readonly exclusive?: boolean;
+}
+
+/**
+ * {@link writeFileAtomically} for synchronous callers (the approval queue), with the same
+ * steps and rule, and an exclusive mode for files created once. Returns false only when
+ * `exclusive` is set and the name was taken.
+ */
+export function writeFileAtomicallySync(
+  path: string,
+  content: string,
+  options: AtomicWriteOptions = {},
+): boolean {
+  const temporary = temporaryPathFor(path);
+  try {
+    const descriptor = openSync(temporary, "wx", FILE_MODE);
+    try {
+      writeSync(descriptor, content);
+      fsyncSync(descriptor);
+    } finally {
+      closeSync(descriptor);
+    }
+    if (options.exclusive === true) {
+      if (!linkOnce(temporary, path)) return false;
+    } else {
+      renameSync(temporary, path);
+    }
+  } finally {
+    removeQuietly(temporary);
+  }
+  syncFolderSync(dirname(path));
+  return true;
+}
+
+/** Links `temporary` to `target` unless `target` exists; false when it does. */
+function linkOnce(temporary: string, target: string): boolean {
+  try {
+    linkSync(temporary, target);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") return false;
+    // File systems without hard links: a rename, which is atomic for readers but only
+    // checked, not guaranteed, to leave an existing name alone.
+    if (code !== "EPERM" && code !== "ENOTSUP" && code !== "ENOSYS" && code !== "EOPNOTSUPP") throw error;
+    if (lstatSync(target, { throwIfNoEntry: false }) !== undefined) return false;
+    renameSync(temporary, target);
+    return true;
+  }
+}
+
+function removeQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Renamed into place, or never made.
+  }
 }
 
 /** Renames `from` to `to` (files or folders) and flushes both parent folders. */

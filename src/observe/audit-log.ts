@@ -1,12 +1,4 @@
-import {
-  closeSync,
-  fstatSync,
-  mkdirSync,
-  openSync,
-  renameSync,
-  statSync,
-  writeSync,
-} from "node:fs";
+import { closeSync, fstatSync, mkdirSync, openSync, renameSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { type Clock, systemClock } from "../core/clock.js";
 import { tryLock } from "../core/file-lock.js";
