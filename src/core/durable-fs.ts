@@ -7,7 +7,7 @@ import {
   openSync,
   renameSync,
   unlinkSync,
-  writeSync,
+  writeFileSync,
 } from "node:fs";
 import { lstat, mkdir, open, rename, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
@@ -132,6 +132,8 @@ export interface AtomicWriteOptions {
    * name exists, so of two writers exactly one wins; the loser gets `false` and nothing changed.
    */
   readonly exclusive?: boolean;
+  /** The new file's mode; {@link FILE_MODE} unless given (0o400 for files nobody may change). */
+  readonly mode?: number;
 }
 
 /**
@@ -141,14 +143,14 @@ export interface AtomicWriteOptions {
  */
 export function writeFileAtomicallySync(
   path: string,
-  content: string,
+  content: string | Uint8Array,
   options: AtomicWriteOptions = {},
 ): boolean {
   const temporary = temporaryPathFor(path);
   try {
-    const descriptor = openSync(temporary, "wx", FILE_MODE);
+    const descriptor = openSync(temporary, "wx", options.mode ?? FILE_MODE);
     try {
-      writeSync(descriptor, content);
+      writeFileSync(descriptor, content);
       fsyncSync(descriptor);
     } finally {
       closeSync(descriptor);

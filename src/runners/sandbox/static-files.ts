@@ -1,7 +1,8 @@
-import { createHash, randomBytes } from "node:crypto";
-import { lstatSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { writeFileAtomicallySync } from "../../core/durable-fs.js";
 import { sandboxGroup, sandboxHosts, sandboxPasswd } from "./layout.js";
 import { sandboxSeccompBytes } from "./seccomp.js";
 
@@ -66,10 +67,8 @@ function placeAll(
     const path = join(folder, `${kind}-${createHash("sha256").update(bytes).digest("hex").slice(0, 16)}`);
     const stats = lstatSync(path, { throwIfNoEntry: false });
     if (stats === undefined) {
-      // Written aside and renamed, so another process never opens a half-written file.
-      const temporary = `${path}.${randomBytes(6).toString("hex")}`;
-      writeFileSync(temporary, bytes, { mode: 0o400, flag: "wx" });
-      renameSync(temporary, path);
+      // The one atomic write, so another process never opens a half-written file.
+      writeFileAtomicallySync(path, bytes, { mode: 0o400 });
       return path;
     }
     if (!stats.isFile() || stats.uid !== uid || !readFileSync(path).equals(bytes)) return undefined;
