@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
-import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { writeFileAtomicallySync } from "../../core/durable-fs.js";
+import { removeTree } from "../../core/remove-tree.js";
 import { sandboxGroup, sandboxHosts, sandboxPasswd } from "./layout.js";
 import { sandboxSeccompBytes } from "./seccomp.js";
 
@@ -52,7 +53,7 @@ export function sandboxStaticFiles(): SandboxStaticFiles {
     }
   }
   const own = mkdtempSync(join(tmpdir(), "skillgate-sandbox-files-"));
-  process.once("exit", () => rmSync(own, { recursive: true, force: true }));
+  process.once("exit", () => removeTree(own));
   files = placeAll(own, contents, uid);
   if (files === undefined) throw new Error(`cannot write the sandbox's files in ${own}`);
   return files;
