@@ -22,8 +22,8 @@ import { removeTree } from "./remove-tree.js";
 
 /**
  * The one cross-process lock: a small file created exclusively (`wx`) that names its owner
- * (pid, host, pid namespace, a random token). Used by the store's writers, the audit log's rotation and the approval queue's
- * claims; see docs/architecture.md, "File safety".
+ * (pid, host, pid namespace, a random token). Used by the store's writers, the audit log's
+ * rotation and the approval queue's claims; see docs/architecture.md, "File safety".
  *
  * The staleness rule: a lock may be taken over when its owner process has ended (same host
  * and process namespace only, where a pid means something), or when it is older than the

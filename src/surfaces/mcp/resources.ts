@@ -18,7 +18,10 @@ import { checkResourcePath } from "../../tools/skill-files.js";
 import type { SkillView } from "../../tools/skill-view.js";
 import { mediaTypeOf } from "./media-types.js";
 
-/** Refusals about a path's parts (empty, `.`, `..`; a leading empty part is "absolute") rather than its characters. */
+/**
+ * Refusals about a path's parts (empty, `.`, `..`; a leading empty part reads as "absolute")
+ * rather than its characters.
+ */
 const SEGMENT_RULES: ReadonlySet<RelativePathRule> = new Set([
   "empty",
   "absolute",
