@@ -58,7 +58,15 @@ export function holdGroup(group: number): () => void {
 export function leftByEndedProcess(name: string, prefix: string): boolean {
   if (!name.startsWith(prefix)) return false;
   const owner = Number(name.slice(prefix.length).split("-")[0]);
-  return Number.isInteger(owner) && owner > 0 && !processExists(owner);
+  return Number.isInteger(owner) && owner > 0 && processHasEnded(owner);
+}
+
+/**
+ * True when no process `pid` exists any more (a process this one may not signal counts as
+ * alive). Only meaningful for a pid of this host and pid namespace.
+ */
+export function processHasEnded(pid: number): boolean {
+  return !processExists(pid);
 }
 
 function processExists(pid: number): boolean {

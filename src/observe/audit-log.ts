@@ -1,15 +1,7 @@
-import {
-  closeSync,
-  fstatSync,
-  mkdirSync,
-  openSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeSync,
-} from "node:fs";
+import { closeSync, fstatSync, mkdirSync, openSync, renameSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { type Clock, systemClock } from "../core/clock.js";
+import { tryLock } from "../core/file-lock.js";
 import { serialiseAuditEvent } from "./audit-line.js";
 import { AUDIT_FILE, AUDIT_FOLDER, type AuditQuery, queryAuditFolder, rotatedName } from "./audit-read.js";
 import type { AuditEvent, AuditSink } from "./events.js";
@@ -17,7 +9,10 @@ import type { AuditEvent, AuditSink } from "./events.js";
 export { AUDIT_FILE, AUDIT_FOLDER } from "./audit-read.js";
 /** Size past which the current file is rotated: 16 MiB. */
 export const DEFAULT_AUDIT_MAX_BYTES = 16 * 1024 * 1024;
-/** A rotation lock older than this was left by a process that died while rotating. */
+/**
+ * A rotation lock older than this, or whose owner has ended, was left by a process that died
+ * while rotating (the one lock rule, core/file-lock.ts).
+ */
 const STALE_ROTATION_LOCK_MS = 60_000;
 const ROTATION_LOCK = "audit.rotate.lock";
 /** How long the current file stays open without an event. */
@@ -202,26 +197,14 @@ export class AuditLog implements AuditSink {
    * has already rotated it.
    */
   #rotate(incoming: number): void {
-    const lock = join(this.folder, ROTATION_LOCK);
-    let lockDescriptor: number;
-    try {
-      lockDescriptor = openSync(lock, "wx", 0o600);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST" || !isStale(lock)) return;
-      rmQuietly(lock);
-      try {
-        lockDescriptor = openSync(lock, "wx", 0o600);
-      } catch {
-        return;
-      }
-    }
+    const lock = tryLock(join(this.folder, ROTATION_LOCK), { staleMs: STALE_ROTATION_LOCK_MS });
+    if (lock === undefined) return;
     try {
       const size = sizeOf(this.file);
       if (size === undefined || size === 0 || size + incoming <= this.#maxBytes) return;
       renameSync(this.file, join(this.folder, this.#freeRotatedName()));
     } finally {
-      closeSync(lockDescriptor);
-      rmQuietly(lock);
+      lock.release();
     }
   }
 
@@ -241,23 +224,6 @@ function sizeOf(file: string): number | undefined {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw error;
-  }
-}
-
-/** Measured against the file system's own time, not the injectable clock. */
-function isStale(lock: string): boolean {
-  try {
-    return Date.now() - statSync(lock).mtimeMs > STALE_ROTATION_LOCK_MS;
-  } catch {
-    return false;
-  }
-}
-
-function rmQuietly(file: string): void {
-  try {
-    unlinkSync(file);
-  } catch {
-    // Already gone: another process cleaned it up.
   }
 }
 

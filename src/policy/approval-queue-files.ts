@@ -1,20 +1,16 @@
-import { randomBytes } from "node:crypto";
 import {
   closeSync,
   constants,
   fstatSync,
-  fsyncSync,
-  linkSync,
   lstatSync,
   mkdirSync,
   openSync,
   readdirSync,
   readSync,
-  renameSync,
   unlinkSync,
-  writeSync,
 } from "node:fs";
 import { join } from "node:path";
+import { TEMP_PREFIX, writeFileAtomicallySync } from "../core/durable-fs.js";
 import { PathNotAllowedError } from "../core/errors.js";
 
 /**
@@ -22,21 +18,20 @@ import { PathNotAllowedError } from "../core/errors.js";
  * callers (a CLI command, an approver) want a plain answer. The rules that keep the queue
  * safe across processes live here:
  *
- * - A file is written to a temporary name, flushed, then hard-linked to its real name. A link
- *   never replaces an existing name, so "create once" is atomic: exactly one of two writers
- *   wins, and readers never see a half-written file.
- * - A marker is claimed with an exclusive create (`wx`): exactly one of two claimants wins.
+ * - A file is written to a temporary name, flushed, then hard-linked to its real name (the
+ *   one atomic write's exclusive mode). A link never replaces an existing name, so "create
+ *   once" is atomic: exactly one of two writers wins, and readers never see a half-written file.
+ * - A marker is claimed with the one file lock (core/file-lock.ts, an exclusive create that
+ *   names its owner), never taken over: exactly one of two claimants wins.
  * - Reads open with `O_NOFOLLOW | O_NONBLOCK` and check the open file: a symbolic link, a
  *   FIFO, a device or a file over the size limit is refused, so nothing outside the folder
  *   is read and nothing blocks.
  */
 
-/** Mode of every file the queue writes. */
-export const QUEUE_FILE_MODE = 0o600;
 /** Mode of the queue's folder: the data folder is private to its owner. */
 export const QUEUE_FOLDER_MODE = 0o700;
-/** Temporary files start with this prefix; leftovers of a crash are removed later. */
-export const QUEUE_TEMP_PREFIX = ".tmp-";
+/** Temporary files (the atomic write's) start with this prefix; leftovers of a crash are removed later. */
+export const QUEUE_TEMP_PREFIX = TEMP_PREFIX;
 
 // O_NOFOLLOW and O_NONBLOCK do not exist on Windows; there the type check after opening remains.
 const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
@@ -115,57 +110,11 @@ export function exists(path: string): boolean {
 }
 
 /**
- * Creates `folder/name` with `content` if no such name exists: temporary file, flush, link,
- * flush the folder. Returns false, changing nothing, when the name is taken.
+ * Creates `folder/name` with `content` if no such name exists: the one atomic write
+ * (core/durable-fs.ts) in its exclusive mode. Returns false, changing nothing, when the name is taken.
  */
 export function createFileOnce(folder: string, name: string, content: string): boolean {
-  const temporary = join(
-    folder,
-    `${QUEUE_TEMP_PREFIX}${name}-${process.pid}-${randomBytes(6).toString("hex")}`,
-  );
-  const target = join(folder, name);
-  const descriptor = openSync(temporary, "wx", QUEUE_FILE_MODE);
-  try {
-    try {
-      writeSync(descriptor, content);
-      fsyncSync(descriptor);
-    } finally {
-      closeSync(descriptor);
-    }
-    if (!linkOnce(temporary, target)) return false;
-  } finally {
-    removeFile(temporary);
-  }
-  syncFolder(folder);
-  return true;
-}
-
-/** Links `temporary` to `target` unless `target` exists; false when it does. */
-function linkOnce(temporary: string, target: string): boolean {
-  try {
-    linkSync(temporary, target);
-    return true;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "EEXIST") return false;
-    // File systems without hard links: a rename, which is atomic for readers but only
-    // checked, not guaranteed, to leave an existing name alone. Claims stay exclusive (`wx`).
-    if (code !== "EPERM" && code !== "ENOTSUP" && code !== "ENOSYS" && code !== "EOPNOTSUPP") throw error;
-    if (exists(target)) return false;
-    renameSync(temporary, target);
-    return true;
-  }
-}
-
-/** Creates an empty marker file exclusively; false when the name is taken (the claim is someone else's). */
-export function claimMarker(path: string): boolean {
-  try {
-    closeSync(openSync(path, "wx", QUEUE_FILE_MODE));
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
-    throw error;
-  }
+  return writeFileAtomicallySync(join(folder, name), content, { exclusive: true });
 }
 
 /** Removes a file; one already gone (or never there) is not an error. */
@@ -184,21 +133,5 @@ export function modifiedAt(path: string): number | undefined {
     return stats.isFile() ? stats.mtimeMs : undefined;
   } catch {
     return undefined;
-  }
-}
-
-/**
- * Flushes a folder's entries so a creation or removal survives a power loss. Platforms that
- * cannot open a folder for flushing (Windows) make this a no-op.
- */
-export function syncFolder(folder: string): void {
-  let descriptor: number | undefined;
-  try {
-    descriptor = openSync(folder, "r");
-    fsyncSync(descriptor);
-  } catch {
-    // Not supported here (EISDIR, EPERM, EINVAL on some platforms): durability is best effort.
-  } finally {
-    if (descriptor !== undefined) closeSync(descriptor);
   }
 }

@@ -1,6 +1,8 @@
 import { join, resolve } from "node:path";
 import { type Clock, systemClock } from "../core/clock.js";
+import { syncFolderSync } from "../core/durable-fs.js";
 import { InvalidArgumentError } from "../core/errors.js";
+import { lockIsStale, tryLock } from "../core/file-lock.js";
 import {
   ApprovalAlreadyAnsweredError,
   ApprovalAnswerNotOfferedError,
@@ -9,7 +11,6 @@ import {
   ApprovalQueueFullError,
 } from "./approval-queue-errors.js";
 import {
-  claimMarker,
   createFileOnce,
   ensureFolder,
   exists,
@@ -19,7 +20,6 @@ import {
   QUEUE_TEMP_PREFIX,
   readSmallFile,
   removeFile,
-  syncFolder,
 } from "./approval-queue-files.js";
 import {
   answerFileText,
@@ -43,6 +43,9 @@ export const MAX_QUEUED_APPROVALS = 1000;
  * leftover and is removed. Far longer than the few milliseconds a write or a take needs.
  */
 export const LEFTOVER_AGE_MS = 60_000;
+
+/** How a take claims an answer: exclusively, and never by taking over another claim. */
+const CLAIM = { staleMs: LEFTOVER_AGE_MS, takeOver: false } as const;
 
 /** What the owner answers out of band: "always" becomes `always-chat` or `always-job` by the request's scope. */
 export type OwnerAnswer = "once" | "always" | "decline";
@@ -182,8 +185,9 @@ export class ApprovalQueue {
     for (const entry of this.#sweep()) {
       if (entry.answer === undefined || entry.taken || !sameCall(entry.request, request)) continue;
       const id = entry.request.id;
-      // The exclusive marker is the claim: of two racing callers, one creates it.
-      if (!claimMarker(this.#path(id, "taken"))) continue;
+      // The exclusive marker is the claim: of two racing callers, one creates it. A claim is
+      // never taken over, even from an ended owner: the sweep removes such a request instead.
+      if (tryLock(this.#path(id, "taken"), CLAIM) === undefined) continue;
       // A claim counts only while the request is still there and unexpired. A caller that
       // read the entry before another one used it and removed its files finds the request
       // gone here, and only removes its own marker.
@@ -247,8 +251,9 @@ export class ApprovalQueue {
       if (entry === undefined) continue;
       if (now >= entry.request.expiresAt) this.#remove(id);
       else if (!entry.taken) live.push(entry);
-      // A marker a take did not clean up within the leftover age belongs to a crashed process.
-      else if (this.#isLeftover(this.#path(id, "taken"))) this.#remove(id);
+      // A marker a take did not clean up belongs to a crashed process: its owner has ended,
+      // or it is older than the leftover age (the one lock rule, core/file-lock.ts).
+      else if (lockIsStale(this.#path(id, "taken"), LEFTOVER_AGE_MS)) this.#remove(id);
     }
     return live.sort(
       (left, right) =>
@@ -278,7 +283,7 @@ export class ApprovalQueue {
   /** Removes a request's files, the request first: what remains without it is never used. */
   #remove(id: string): void {
     for (const kind of ["request", "answer", "taken"] as const) removeFile(this.#path(id, kind));
-    syncFolder(this.folder);
+    syncFolderSync(this.folder);
   }
 
   #isLeftover(path: string): boolean {

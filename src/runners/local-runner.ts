@@ -1,11 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { lstatSync, mkdirSync } from "node:fs";
-import { isAbsolute, join, normalize, sep } from "node:path";
+import { join } from "node:path";
+import { removeTree } from "../core/remove-tree.js";
+import { parseRelativePath } from "../core/safe-paths.js";
 import type { Runner, RunRequest, RunResult, VerifiedSnapshot } from "./contract.js";
 import { checkLanguage, type LanguageOptions, scriptCommand } from "./languages.js";
 import { runInProcessGroup } from "./process-group.js";
 import { refusal } from "./refusal.js";
-import { removeTree } from "./remove-tree.js";
 import { runsFolders } from "./runs-folder.js";
 import { SnapshotStore } from "./snapshot.js";
 
@@ -97,9 +98,9 @@ export class LocalRunner implements Runner {
   }
 
   async #runFrom(request: RunRequest, snapshot: VerifiedSnapshot, argumentsJson: string): Promise<RunResult> {
-    const script = normalize(request.script);
-    const file = join(snapshot.folder, script);
-    if (isAbsolute(script) || script === ".." || script.startsWith(`..${sep}`) || !isFile(file))
+    const checked = parseRelativePath(request.script);
+    const file = checked.ok ? join(snapshot.folder, checked.value.path) : undefined;
+    if (file === undefined || !isFile(file))
       return refusal(
         "invalid_script",
         `${request.skill} has no script ${JSON.stringify(request.script)}; nothing ran.`,

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { lstatSync, readdirSync, renameSync } from "node:fs";
 import { join } from "node:path";
-import { removeTree } from "./remove-tree.js";
+import { removeTree } from "../core/remove-tree.js";
 
 /** Leftovers of a copy (`.tmp-*`) or a removal (`.trash-*`) older than this are removed. */
 const LEFTOVER_AGE_MS = 60 * 60 * 1000;

@@ -15,10 +15,10 @@ import {
   writeSync,
 } from "node:fs";
 import { dirname, join } from "node:path";
+import { removeTree } from "../core/remove-tree.js";
 import { type ContentHash, type HashedEntry, hashSkillFolder } from "../skill/content-hash.js";
 import type { RunRequest, RunResult, VerifiedSnapshot } from "./contract.js";
 import { refusal } from "./refusal.js";
-import { removeTree } from "./remove-tree.js";
 import { runsFolders } from "./runs-folder.js";
 import { discard, pruneSnapshots } from "./snapshot-prune.js";
 

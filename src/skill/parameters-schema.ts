@@ -1,5 +1,6 @@
 import { MAX_SCHEMA_DEPTH } from "../core/limits.js";
 import { isPlainObject, type JsonValue, sanitizeJson } from "../core/safe-json.js";
+import { parseRelativePath } from "../core/safe-paths.js";
 import type { ExecutionMode } from "./governance.js";
 import { DRAFT_2020_12, jsonSchemaProblem } from "./schema-check.js";
 
@@ -100,13 +101,7 @@ function checkSchema(schema: JsonSchema, label: string): string | undefined {
 }
 
 function isSafeScriptPath(path: string): boolean {
-  return (
-    path.length > 0 &&
-    !path.startsWith("/") &&
-    !path.includes("\\") &&
-    !path.includes("\0") &&
-    path.split("/").every((part) => part !== "" && part !== "." && part !== "..")
-  );
+  return parseRelativePath(path).ok;
 }
 
 const NODE_PROPERTY: JsonSchema = { type: "string", description: "The managed server to run on, by name." };

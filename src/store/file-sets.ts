@@ -1,7 +1,7 @@
 import { constants } from "node:fs";
 import { lstat, mkdir, open, readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { FOLDER_MODE, syncFolder, writeNewFile } from "./durable-fs.js";
+import { FOLDER_MODE, syncFolder, writeNewFile } from "../core/durable-fs.js";
 import {
   SkillFileTooLargeError,
   SkillPathNotAllowedError,

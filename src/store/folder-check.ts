@@ -1,11 +1,11 @@
 import { chmod, lstat, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { type Diagnostic, diagnostic } from "../core/diagnostics.js";
+import { FILE_MODE, FOLDER_MODE } from "../core/durable-fs.js";
 import { hashSkillFolder } from "../skill/content-hash.js";
 import { GOVERNANCE_KEYS } from "../skill/governance.js";
 import { loadSkillFolder } from "../skill/load-skill.js";
 import type { Skill } from "../skill/skill.js";
-import { FILE_MODE, FOLDER_MODE } from "./durable-fs.js";
 import {
   SkillFileTooLargeError,
   SkillInvalidError,

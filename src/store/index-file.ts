@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { writeFileAtomically } from "../core/durable-fs.js";
 import { isValidSkillName } from "../skill/fields.js";
-import { writeFileAtomically } from "./durable-fs.js";
 import { StoreCorruptError } from "./errors.js";
 
 /**

@@ -4,11 +4,11 @@ import {
   exists,
   makeFolder,
   removeFileDurably,
-  removeTree,
   renameDurably,
   uniqueSuffix,
   writeFileAtomically,
-} from "./durable-fs.js";
+} from "../core/durable-fs.js";
+import { removeTree } from "../core/remove-tree.js";
 import { StoreCorruptError } from "./errors.js";
 import { readIndex } from "./index-file.js";
 
@@ -147,8 +147,8 @@ export async function recoverJournal(
 
 async function finish(store: string, record: JournalRecord): Promise<void> {
   await removeFileDurably(join(store, JOURNAL_FILE));
-  if (record.trash !== undefined) await removeTree(join(store, TRASH_FOLDER, record.trash));
-  if (record.staged !== undefined) await removeTree(join(store, STAGING_FOLDER, record.staged));
+  if (record.trash !== undefined) removeTree(join(store, TRASH_FOLDER, record.trash));
+  if (record.staged !== undefined) removeTree(join(store, STAGING_FOLDER, record.staged));
 }
 
 /** Puts the folders back as index.json (not yet committed) describes them, then drops the journal. */
@@ -161,14 +161,14 @@ async function rollBack(store: string, record: JournalRecord): Promise<void> {
     // The old folder was moved aside: whatever is live now is the new one.
     if (liveExists) await renameDurably(live, `${trash}-new`);
     await renameDurably(trash, live);
-    await removeTree(`${trash}-new`);
+    removeTree(`${trash}-new`);
   } else if (record.kind === "create" && staged !== undefined && !(await exists(staged)) && liveExists) {
     // The staged folder was renamed in: the name did not exist before, so the live one is the new one.
     const aside = join(store, TRASH_FOLDER, `${record.name}-${uniqueSuffix()}`);
     await renameDurably(live, aside);
-    await removeTree(aside);
+    removeTree(aside);
   }
-  if (staged !== undefined) await removeTree(staged);
+  if (staged !== undefined) removeTree(staged);
   await removeFileDurably(join(store, JOURNAL_FILE));
 }
 

@@ -1,4 +1,5 @@
 import { isAbsolute, relative, resolve, sep } from "node:path";
+import { parseRelativePath, type RelativePathOptions } from "../core/safe-paths.js";
 import { isValidSkillName } from "../skill/fields.js";
 import { InvalidSkillNameError, SkillPathNotAllowedError } from "./errors.js";
 import { MAX_PATH_BYTES, MAX_PATH_SEGMENT_BYTES } from "./limits.js";
@@ -15,39 +16,27 @@ export function checkSkillName(name: unknown): string {
   return name;
 }
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters in a path are refused.
-const CONTROL = /[\u0000-\u001f\u007f]/;
+/** The store's rules: the base rules, canonical spelling, and the store's length limits. */
+const STORE_PATH_RULES: RelativePathOptions = {
+  canonical: true,
+  maxBytes: MAX_PATH_BYTES,
+  maxNameBytes: MAX_PATH_SEGMENT_BYTES,
+};
 
 /**
  * Refuses a relative path inside a skill unless it is canonical: `/`-separated, not
  * absolute, no backslash, no NUL or control character, no `:` (drive letters, alternate
  * streams), no empty, `.` or `..` segment, no hidden segment (a name starting with `.`,
  * which a reviewer would not see in most listings), no segment ending in a dot or space
- * (Windows drops those, so `a.` would be `a`), Unicode in NFC, and within the length limits.
- * Returns the path unchanged.
+ * (Windows drops those, so `a.` would be `a`), Unicode in NFC, and within the length limits
+ * ({@link parseRelativePath} with the canonical rules). Returns the path unchanged.
+ *
+ * @throws SkillPathNotAllowedError `path_not_allowed`
  */
 export function checkRelativePath(path: unknown): string {
-  if (typeof path !== "string") throw new SkillPathNotAllowedError(String(path), "a path must be text");
-  const refuse = (reason: string): never => {
-    throw new SkillPathNotAllowedError(path, reason);
-  };
-  if (path === "") refuse("the path is empty");
-  if (Buffer.byteLength(path, "utf8") > MAX_PATH_BYTES)
-    refuse(`the path is longer than ${MAX_PATH_BYTES} bytes`);
-  if (CONTROL.test(path)) refuse("the path holds a NUL or control character");
-  if (path.includes("\\")) refuse("the path holds a backslash; use /");
-  if (path.startsWith("/") || isAbsolute(path)) refuse("the path is absolute");
-  if (path.includes(":")) refuse("the path holds a colon");
-  if (path.normalize("NFC") !== path) refuse("the path is not in Unicode NFC form");
-  for (const segment of path.split("/")) {
-    if (segment === "") refuse("the path has an empty segment (a leading, trailing or double /)");
-    if (segment === "." || segment === "..") refuse(`the path has a "${segment}" segment`);
-    if (segment.startsWith(".")) refuse(`"${segment}" is a hidden name`);
-    if (segment.endsWith(" ") || segment.endsWith(".")) refuse(`"${segment}" ends with a space or a dot`);
-    if (Buffer.byteLength(segment, "utf8") > MAX_PATH_SEGMENT_BYTES)
-      refuse(`"${segment.slice(0, 32)}…" is longer than ${MAX_PATH_SEGMENT_BYTES} bytes`);
-  }
-  return path;
+  const checked = parseRelativePath(path, STORE_PATH_RULES);
+  if (!checked.ok) throw new SkillPathNotAllowedError(String(path), checked.problem.reason);
+  return checked.value.path;
 }
 
 /**

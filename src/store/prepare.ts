@@ -1,6 +1,7 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { exists, removeTree, TEMP_PREFIX } from "./durable-fs.js";
+import { exists, TEMP_PREFIX } from "../core/durable-fs.js";
+import { removeTree } from "../core/remove-tree.js";
 import {
   INDEX_FILE,
   readIndex,
@@ -44,7 +45,7 @@ export async function prepareStore(folder: string): Promise<WriteContext> {
   if ((await readRevisionFile(folder)) !== index.revision) await writeRevisionFile(folder, index.revision);
   for (const name of await listOrEmpty(join(folder, TRASH_FOLDER))) {
     const path = join(folder, TRASH_FOLDER, name);
-    await removeTree(path);
+    removeTree(path);
     cleaned.push({
       kind: "leftover_trash",
       path,
@@ -53,7 +54,7 @@ export async function prepareStore(folder: string): Promise<WriteContext> {
     });
   }
   for (const path of await leftoverStaging(folder)) {
-    await removeTree(path);
+    removeTree(path);
     cleaned.push({
       kind: "leftover_staging",
       path,
@@ -64,7 +65,7 @@ export async function prepareStore(folder: string): Promise<WriteContext> {
   for (const name of await listOrEmpty(folder)) {
     if (!name.startsWith(TEMP_PREFIX)) continue;
     const path = join(folder, name);
-    await removeTree(path);
+    removeTree(path);
     cleaned.push({
       kind: "leftover_temporary",
       path,

@@ -1,11 +1,11 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Diagnostic } from "../core/diagnostics.js";
+import { TEMP_PREFIX } from "../core/durable-fs.js";
 import { hashSkillFolder } from "../skill/content-hash.js";
 import { isValidSkillName } from "../skill/fields.js";
 import { loadSkillFolder } from "../skill/load-skill.js";
 import type { BuiltinSkill } from "./builtins.js";
-import { TEMP_PREFIX } from "./durable-fs.js";
 import { PLANS_FOLDER } from "./edits/plan-files.js";
 import { INDEX_FILE, REVISION_FILE, type StoreIndex } from "./index-file.js";
 import { JOURNAL_FILE, STAGING_FOLDER, TRASH_FOLDER } from "./journal.js";

@@ -2,8 +2,8 @@ import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Clock } from "../core/clock.js";
 import { systemClock } from "../core/clock.js";
+import { writeFileAtomically } from "../core/durable-fs.js";
 import { isPlainObject } from "../core/safe-json.js";
-import { writeFileAtomically } from "./durable-fs.js";
 import { StoreArgumentError, StoreCorruptError } from "./errors.js";
 import { DEFAULT_LOCK_STALE_MS, DEFAULT_LOCK_WAIT_MS, type LockTiming, withStoreLock } from "./lock.js";
 

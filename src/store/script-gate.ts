@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import { FILE_MODE, FOLDER_MODE } from "./durable-fs.js";
+import { FILE_MODE, FOLDER_MODE } from "../core/durable-fs.js";
 import { ScriptCheckFailedError, type ScriptCheckProblem } from "./errors.js";
 import type { FileSet } from "./file-sets.js";
 import { checkSkillScripts, type ScriptCheckOptions, scriptLanguage } from "./import/script-check.js";

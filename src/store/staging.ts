@@ -1,6 +1,7 @@
 import { mkdir, readdir } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
-import { FOLDER_MODE, removeTree, uniqueSuffix } from "./durable-fs.js";
+import { FOLDER_MODE, uniqueSuffix } from "../core/durable-fs.js";
+import { removeTree } from "../core/remove-tree.js";
 import { StoreArgumentError } from "./errors.js";
 import { STAGING_FOLDER } from "./journal.js";
 
@@ -27,7 +28,7 @@ export async function createStaging(store: string): Promise<string> {
 
 /** Removes a staging folder and forgets it. */
 export async function discardStaging(folder: string): Promise<void> {
-  await removeTree(folder);
+  removeTree(folder);
   active.delete(folder);
 }
 

@@ -1,10 +1,10 @@
 import { join } from "node:path";
 import type { Diagnostic } from "../core/diagnostics.js";
+import { exists } from "../core/durable-fs.js";
 import { announceFolderWrite } from "../core/folder-writes.js";
 import { hashSkillFolder } from "../skill/content-hash.js";
 import { SKILL_FILE } from "../skill/read-skill-file.js";
 import { checkDraftWritable } from "./draft-guard.js";
-import { exists } from "./durable-fs.js";
 import {
   SkillChangedError,
   SkillExistsError,

@@ -1,12 +1,12 @@
 import { lstat } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { makeFolder, syncTree } from "../core/durable-fs.js";
 import { resolveFolders } from "../core/folders.js";
 import { builtinSkillsFolder } from "../core/package-root.js";
 import { hashSkillFolder } from "../skill/content-hash.js";
 import { loadSkillText } from "../skill/load-skill.js";
 import { readSkillFileText, SKILL_FILE } from "../skill/read-skill-file.js";
 import { type BuiltinSkill, readBuiltins } from "./builtins.js";
-import { makeFolder, syncTree } from "./durable-fs.js";
 import {
   BuiltinReadOnlyError,
   SkillInvalidError,

@@ -1,11 +1,23 @@
 import { isUtf8 } from "node:buffer";
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
+import { parseRelativePath, type RelativePathRule } from "../core/safe-paths.js";
 
 /** The most of one resource file shown to a model: 64 KiB, then a note. */
 export const MAX_RESOURCE_BYTES = 64 * 1024;
 
-/** A resource path a model sent, checked: relative, no `..`, no backslash, no NUL, and listed. */
+/** The refusals that are about a path's parts rather than its characters or its start. */
+const SEGMENT_RULES: ReadonlySet<RelativePathRule> = new Set([
+  "empty",
+  "empty_segment",
+  "dot_segment",
+  "parent_segment",
+]);
+
+/**
+ * A resource path a model sent, checked by {@link parseRelativePath} (relative, no `..`, no
+ * backslash, no NUL or control character) and listed.
+ */
 export function checkResourcePath(
   path: unknown,
   listed: readonly string[],
@@ -15,15 +27,16 @@ export function checkResourcePath(
       ok: false,
       message: 'HOST: send "path" as the file\'s path inside the skill, such as "references/guide.md".',
     };
-  if (path.startsWith("/") || /^[A-Za-z]:/.test(path) || path.includes("\\") || path.includes("\0")) {
-    return {
-      ok: false,
-      message: 'HOST: path must be relative to the skill folder, such as "references/guide.md".',
-    };
-  }
+  // A leading "./" is a common spelling of the same file, so it is dropped before the check.
   const normalised = path.replace(/^\.\//, "");
-  if (normalised.split("/").some((part) => part === ".." || part === "." || part === "")) {
-    return { ok: false, message: 'HOST: path may not contain "..", "." or empty parts.' };
+  const checked = parseRelativePath(normalised);
+  if (!checked.ok) {
+    return SEGMENT_RULES.has(checked.problem.rule)
+      ? { ok: false, message: 'HOST: path may not contain "..", "." or empty parts.' }
+      : {
+          ok: false,
+          message: 'HOST: path must be relative to the skill folder, such as "references/guide.md".',
+        };
   }
   if (!listed.includes(normalised)) {
     return {

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import {
   appendFileSync,
   existsSync,
@@ -9,6 +10,7 @@ import {
   statSync,
   writeFileSync,
 } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
@@ -184,6 +186,24 @@ describe("AuditLog", () => {
       Array.from({ length: 10 }, (_, index) => `r${String(index).padStart(3, "0")}`),
     );
     expect(log.query({ limit: 4 }).map((each) => each.requestId)).toEqual(["r006", "r007", "r008", "r009"]);
+  });
+
+  it.each([
+    ["left by an ended process: taken over at once", () => spawnSync("true").pid ?? 0, true],
+    ["held by a live process (this one): rotation waits", () => process.pid, false],
+  ])("a rotation lock %s", (_label, holder, rotates) => {
+    const line = `${JSON.stringify(event({ requestId: "r000" }))}\n`;
+    const log = new AuditLog({ dataFolder: makeTree("skillgate-audit-"), maxBytes: line.length * 2 });
+    log.record(event({ requestId: "r000" }));
+    const lock = join(log.folder, "audit.rotate.lock");
+    writeFileSync(lock, `${holder()} ${hostname()} ${readlinkSync("/proc/self/ns/pid")} 0123456789abcdef\n`);
+    log.record(event({ requestId: "r001" }));
+    log.record(event({ requestId: "r002" }));
+    log.close();
+    const rotated = readdirSync(log.folder).filter((name) => name.startsWith("audit-"));
+    expect(rotated.length > 0).toBe(rotates);
+    expect(existsSync(lock)).toBe(!rotates);
+    expect(log.query().map((each) => each.requestId)).toEqual(["r000", "r001", "r002"]);
   });
 
   it.each([

@@ -1,6 +1,15 @@
 import { spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readlinkSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ManualClock } from "../../src/core/clock.js";
@@ -170,6 +179,25 @@ describe("hostile files in the queue's folder", () => {
         `${fresh.id}.taken`,
       ].sort(),
     );
+  });
+
+  it("a claim is never taken over; one whose process has ended is swept at once, one of a live process stays", () => {
+    const { queue, clock, folder } = setup();
+    const crashed = makeRequest(clock);
+    const live = makeRequest(clock, { inputDigest: "66".repeat(32) });
+    for (const request of [crashed, live]) {
+      queue.record(request);
+      queue.answer(request.id, "once");
+    }
+    const claim = (pid: number): string =>
+      `${pid} ${hostname()} ${readlinkSync("/proc/self/ns/pid")} 0123456789abcdef\n`;
+    writeFileSync(join(folder, `${crashed.id}.taken`), claim(spawnSync("true").pid ?? 0));
+    writeFileSync(join(folder, `${live.id}.taken`), claim(process.pid));
+    // Neither answer is handed out again: the crashed taker may not pass its claim on.
+    expect(queue.take(retry(crashed))).toBeUndefined();
+    expect(queue.take(retry(live))).toBeUndefined();
+    // The crashed one's files are gone without waiting the leftover age; the live one's stay.
+    expect(filesIn(folder)).toEqual([`${live.id}.answer.json`, `${live.id}.json`, `${live.id}.taken`].sort());
   });
 
   it("a queue folder that is a symlink is neither read nor written", () => {

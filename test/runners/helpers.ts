@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } fro
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach } from "vitest";
+import { removeTree } from "../../src/core/remove-tree.js";
 import { DEFAULT_RUN_LIMITS, type RunLimits, type RunRequest } from "../../src/runners/contract.js";
-import { removeTree } from "../../src/runners/remove-tree.js";
 import { hashSkillFolder } from "../../src/skill/content-hash.js";
 import type { ExecutionMode } from "../../src/skill/governance.js";
 import { scriptLanguage } from "../../src/skill/scripts.js";

@@ -1,4 +1,9 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, readlinkSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { LOCK_NAME } from "../../src/store/lock.js";
 import { Store } from "../../src/store/store.js";
 import { expectRawAgreement, startStoreChild } from "./child-process.js";
 import { BUILTIN, builtinFolder, openTestStore, skillMd, temporaryFolder } from "./store-helpers.js";
@@ -62,5 +67,29 @@ describe("revision", () => {
     expect(await other.revision()).toBe(6);
     await other.create("from-other", { "SKILL.md": skillMd("from-other") });
     expect(await store.revision()).toBe(7);
+  });
+});
+
+describe("the store's lock (the one lock rule, core/file-lock.ts)", () => {
+  const ended = spawnSync("true").pid ?? 0;
+  const lockLine = (pid: number): string =>
+    `${pid} ${hostname()} ${readlinkSync("/proc/self/ns/pid")} 0123456789abcdef\n`;
+
+  it("takes over at once a lock whose writer has ended, long before it is stale by age", async () => {
+    const { store } = await openTestStore({ lockStaleMs: 60_000, lockWaitMs: 1_000 });
+    writeFileSync(join(store.folder, LOCK_NAME), lockLine(ended));
+    await expect(store.create("after-crash", { "SKILL.md": skillMd("after-crash") })).resolves.toMatchObject({
+      revision: 1,
+    });
+    expect(existsSync(join(store.folder, LOCK_NAME))).toBe(false);
+  });
+
+  it("waits for a live writer's fresh lock, then says store_busy and writes nothing", async () => {
+    const { store } = await openTestStore({ lockStaleMs: 60_000, lockWaitMs: 300 });
+    writeFileSync(join(store.folder, LOCK_NAME), lockLine(process.pid));
+    await expect(store.create("blocked", { "SKILL.md": skillMd("blocked") })).rejects.toMatchObject({
+      code: "store_busy",
+    });
+    expect(existsSync(join(store.folder, "blocked"))).toBe(false);
   });
 });

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { removeTree } from "../remove-tree.js";
+import { removeTree } from "../../core/remove-tree.js";
 import type { CgroupSupport } from "./cgroup-detect.js";
 import { createRunCgroup, type RunCgroup, runCgroupName } from "./cgroup-run.js";
 import type { SandboxResources } from "./limits.js";

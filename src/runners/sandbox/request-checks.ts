@@ -10,8 +10,9 @@ import {
 import { tmpdir } from "node:os";
 import { extname, isAbsolute, join, normalize, posix } from "node:path";
 import { leftByEndedProcess } from "../../core/process-groups.js";
+import { removeTree } from "../../core/remove-tree.js";
+import { parseRelativePath } from "../../core/safe-paths.js";
 import type { RunResult } from "../contract.js";
-import { removeTree } from "../remove-tree.js";
 import { type BwrapFeatures, bwrapFeatures, type SandboxTools } from "./host-tools.js";
 import { portalTargets } from "./launcher.js";
 import { SKILL_MOUNT } from "./layout.js";
@@ -55,20 +56,13 @@ export function sandboxPrerequisites(tools: SandboxTools, script: string, proxy:
   return { ok: true, bwrap: tools.bwrap, features, prlimit: tools.prlimit, shell: tools.shell };
 }
 
-/** The script's path inside the sandbox, or the refusal: a sandboxable kind, relative, no `..`. */
+/** The script's path inside the sandbox, or the refusal: a sandboxable kind, a safe relative path ({@link parseRelativePath}). */
 export function checkScriptPath(script: string): string | RunResult {
   if (!(messages.SANDBOXABLE_EXTENSIONS as readonly string[]).includes(extname(script).toLowerCase()))
     return messages.notSandboxable(script);
-  const normalised = normalize(script);
-  if (
-    script.includes("\0") ||
-    isAbsolute(script) ||
-    normalised === ".." ||
-    normalised.startsWith("../") ||
-    normalised.split("/").includes("..")
-  )
-    return messages.invalidScript(script);
-  return posix.join(SKILL_MOUNT, normalised);
+  const checked = parseRelativePath(script);
+  if (!checked.ok) return messages.invalidScript(script);
+  return posix.join(SKILL_MOUNT, checked.value.path);
 }
 
 /** The interpreter must be an absolute path whose real file is under `/usr`, the only programs inside. */

@@ -1,12 +1,12 @@
 import { chmodSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { extname, join } from "node:path";
+import { removeTree } from "../../core/remove-tree.js";
 import type { Runner, RunRequest, RunResult, VerifiedSnapshot } from "../contract.js";
 import { interpreterPath } from "../languages.js";
 import type { ProxyRefusal } from "../proxy/index.js";
 import { startDomainProxy } from "../proxy/index.js";
 import { refusal } from "../refusal.js";
-import { removeTree } from "../remove-tree.js";
 import type { SnapshotStore } from "../snapshot.js";
 import { sandboxTools } from "./host-tools.js";
 import type { SandboxResources } from "./limits.js";

@@ -1,7 +1,9 @@
-import { createHash, randomBytes } from "node:crypto";
-import { lstatSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { writeFileAtomicallySync } from "../../core/durable-fs.js";
+import { removeTree } from "../../core/remove-tree.js";
 import { sandboxGroup, sandboxHosts, sandboxPasswd } from "./layout.js";
 import { sandboxSeccompBytes } from "./seccomp.js";
 
@@ -51,7 +53,7 @@ export function sandboxStaticFiles(): SandboxStaticFiles {
     }
   }
   const own = mkdtempSync(join(tmpdir(), "skillgate-sandbox-files-"));
-  process.once("exit", () => rmSync(own, { recursive: true, force: true }));
+  process.once("exit", () => removeTree(own));
   files = placeAll(own, contents, uid);
   if (files === undefined) throw new Error(`cannot write the sandbox's files in ${own}`);
   return files;
@@ -66,10 +68,8 @@ function placeAll(
     const path = join(folder, `${kind}-${createHash("sha256").update(bytes).digest("hex").slice(0, 16)}`);
     const stats = lstatSync(path, { throwIfNoEntry: false });
     if (stats === undefined) {
-      // Written aside and renamed, so another process never opens a half-written file.
-      const temporary = `${path}.${randomBytes(6).toString("hex")}`;
-      writeFileSync(temporary, bytes, { mode: 0o400, flag: "wx" });
-      renameSync(temporary, path);
+      // The one atomic write, so another process never opens a half-written file.
+      writeFileAtomicallySync(path, bytes, { mode: 0o400 });
       return path;
     }
     if (!stats.isFile() || stats.uid !== uid || !readFileSync(path).equals(bytes)) return undefined;

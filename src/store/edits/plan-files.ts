@@ -1,6 +1,6 @@
 import { readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { makeFolder, removeFileDurably, TEMP_PREFIX, writeFileAtomically } from "../durable-fs.js";
+import { makeFolder, removeFileDurably, TEMP_PREFIX, writeFileAtomically } from "../../core/durable-fs.js";
 import { StoreCorruptError, StoreError } from "../errors.js";
 import { DEFAULT_LOCK_STALE_MS, DEFAULT_LOCK_WAIT_MS, type LockTiming, withStoreLock } from "../lock.js";
 import type { EditPlan } from "./edit-plan-types.js";

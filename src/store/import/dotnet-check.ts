@@ -1,6 +1,7 @@
-import { copyFile, mkdtemp, rm } from "node:fs/promises";
+import { copyFile, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
+import { removeTree } from "../../core/remove-tree.js";
 import type { CheckerContext } from "./language-checkers.js";
 import { runChecker } from "./run-checker.js";
 import { positiveInteger, type ScriptProblem, scriptProblem } from "./script-problems.js";
@@ -67,7 +68,7 @@ export async function checkCSharp(
     if (run.exitCode === 0) return [];
     return readBuildErrors(`${run.stdout}\n${run.stderr}`, name, context.file);
   } finally {
-    await rm(workspace, { recursive: true, force: true });
+    removeTree(workspace);
   }
 }
 

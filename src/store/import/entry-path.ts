@@ -1,3 +1,4 @@
+import { parseRelativePath, type RelativePathOptions } from "../../core/safe-paths.js";
 import { ImportRefusedError } from "./import-errors.js";
 import { MAX_IMPORT_DEPTH, MAX_IMPORT_NAME_BYTES, MAX_IMPORT_PATH_BYTES } from "./limits.js";
 
@@ -9,40 +10,34 @@ export interface EntryPath {
   readonly isFolder: boolean;
 }
 
+/** Archive and API entry names: empty and `.` segments dropped, a trailing `/` names a folder. */
+const ENTRY_PATH_RULES: RelativePathOptions = {
+  dotAndEmptySegments: "drop",
+  maxBytes: MAX_IMPORT_PATH_BYTES,
+  maxNameBytes: MAX_IMPORT_NAME_BYTES,
+  maxDepth: MAX_IMPORT_DEPTH,
+};
+
 /**
  * Normalises a path named by an archive or an API and refuses every form that could land
  * outside the target: absolute paths, drive letters, backslashes (a separator on Windows),
  * `..` segments, control characters, and names longer or deeper than a skill needs.
  * Empty and `.` segments are dropped, so `a//b` and `./a/b` both become `a/b` and are
- * caught as duplicates of each other later.
+ * caught as duplicates of each other later ({@link parseRelativePath} with the entry rules).
  *
  * @throws ImportRefusedError `path_not_allowed`
  */
 export function normaliseEntryPath(raw: string): EntryPath {
-  const refuse = (why: string): never => {
-    throw new ImportRefusedError("path_not_allowed", `entry "${printable(raw)}" is not allowed: ${why}`, {
-      path: printable(raw),
-    });
-  };
-  if (raw.length === 0) refuse("the name is empty");
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is refused.
-  if (/[\u0000-\u001f\u007f]/.test(raw)) refuse("the name holds a control character");
-  if (raw.includes("\\")) refuse("backslashes are not path separators here");
-  if (raw.startsWith("/")) refuse("the path is absolute");
-  if (/^[A-Za-z]:/.test(raw)) refuse("the path starts with a drive letter");
-  if (Buffer.byteLength(raw) > MAX_IMPORT_PATH_BYTES)
-    refuse(`the path is longer than ${MAX_IMPORT_PATH_BYTES} bytes`);
-  const segments = raw.split("/").filter((segment) => segment !== "" && segment !== ".");
-  for (const segment of segments) {
-    if (segment === "..") refuse("it climbs out with ..");
-    if (Buffer.byteLength(segment) > MAX_IMPORT_NAME_BYTES) {
-      refuse(`a name is longer than ${MAX_IMPORT_NAME_BYTES} bytes`);
-    }
-  }
-  if (segments.length > MAX_IMPORT_DEPTH) refuse(`it is nested deeper than ${MAX_IMPORT_DEPTH} folders`);
-  const isFolder = raw.endsWith("/");
-  if (segments.length === 0 && !isFolder) refuse("the name has no file name");
-  return { path: segments.join("/"), isFolder };
+  const checked = parseRelativePath(raw, ENTRY_PATH_RULES);
+  if (!checked.ok)
+    throw new ImportRefusedError(
+      "path_not_allowed",
+      `entry "${printable(raw)}" is not allowed: ${checked.problem.reason}`,
+      {
+        path: printable(raw),
+      },
+    );
+  return { path: checked.value.path, isFolder: checked.value.isFolder };
 }
 
 /**
@@ -60,12 +55,14 @@ export function checkEntryName(name: string, shownPath: string): void {
       },
     );
   };
-  if (name === "" || name === "." || name === "..") refuse(`"${printable(name)}" is not a file name`);
-  if (name.includes("/") || name.includes("\\")) refuse("a name may not hold a path separator");
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is refused.
-  if (/[\u0000-\u001f\u007f]/.test(name)) refuse("the name holds a control character");
-  if (Buffer.byteLength(name) > MAX_IMPORT_NAME_BYTES)
-    refuse(`a name is longer than ${MAX_IMPORT_NAME_BYTES} bytes`);
+  if (name.includes("/")) refuse("a name may not hold a path separator");
+  const checked = parseRelativePath(name, ENTRY_PATH_RULES);
+  const problem = checked.ok
+    ? checked.value.path === name
+      ? undefined
+      : `"${printable(name)}" is not a file name`
+    : checked.problem.reason;
+  if (problem !== undefined) refuse(problem);
 }
 
 /** The path with control characters escaped and clipped, safe to put in a message or a log line. */

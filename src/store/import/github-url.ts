@@ -1,3 +1,4 @@
+import { parseRelativePath } from "../../core/safe-paths.js";
 import { ImportRefusedError } from "./import-errors.js";
 
 /** The one form of GitHub address an import accepts, as shown in messages. */
@@ -67,11 +68,8 @@ export function parseGithubTreeUrl(url: string): GithubFolderAddress {
   const rawSegments = pathText.split("/").slice(1);
   if (rawSegments.at(-1) === "") rawSegments.pop();
   const segments = rawSegments.map((segment) => decodeSegment(segment, refuse));
-  for (const segment of segments) {
-    if (segment === "" || segment === "." || segment === "..")
-      refuse("the path has an empty, . or .. segment");
-    if (segment.includes("\\")) refuse("the path has a backslash");
-  }
+  const checked = segments.length === 0 ? undefined : parseRelativePath(segments.join("/"));
+  if (checked?.ok === false) refuse(checked.problem.reason);
   return { owner, repo, ref, path: segments.join("/"), url };
 }
 

@@ -10,12 +10,25 @@ import {
 import { isSkillgateError } from "../../core/errors.js";
 import { settledBefore } from "../../core/file-stamps.js";
 import { sha256Hex } from "../../core/hashing.js";
+import { parseRelativePath, type RelativePathRule } from "../../core/safe-paths.js";
 import type { Skill } from "../../skill/skill.js";
 import { listSkillFiles } from "../../skill/skill-files.js";
 import { readOneFile } from "../../store/file-sets.js";
 import { checkResourcePath } from "../../tools/skill-files.js";
 import type { SkillView } from "../../tools/skill-view.js";
 import { mediaTypeOf } from "./media-types.js";
+
+/**
+ * Refusals about a path's parts (empty, `.`, `..`; a leading empty part reads as "absolute")
+ * rather than its characters.
+ */
+const SEGMENT_RULES: ReadonlySet<RelativePathRule> = new Set([
+  "empty",
+  "absolute",
+  "empty_segment",
+  "dot_segment",
+  "parent_segment",
+]);
 
 /** The scheme of skill files served as MCP resources: `skill://NAME/PATH`. */
 export const SKILL_URI_PREFIX = "skill://";
@@ -34,7 +47,8 @@ export function skillResourceUri(skill: string, path: string): string {
 /**
  * Reads a `skill://NAME/PATH` URI sent by a client. Each path part is decoded on its own and
  * refused when it is empty (an absolute path), `.` or `..` (also spelled `%2e%2e`), or
- * holds a `/` (`%2f`), a backslash, a NUL or a drive letter: nothing a client sends can name
+ * holds a `/` (`%2f`), a backslash, a NUL or control character or a drive letter
+ * ({@link parseRelativePath}): nothing a client sends can name
  * a file outside the skill's folder. Throws an McpError whose `data.code` is
  * `path_not_allowed` (or `not_found` for a URI of another scheme).
  */
@@ -60,19 +74,18 @@ export function parseSkillResourceUri(uri: string): { skill: string; path: strin
     .slice(slash + 1)
     .split("/")
     .map((part) => decodePart(part, uri));
-  for (const part of parts) {
-    if (part === "" || part === "." || part === "..")
-      throw resourceError(
-        "path_not_allowed",
-        uri,
-        `HOST: ${uri}: a skill file path is relative to the skill folder and may not hold "..", "." or empty parts.`,
-      );
-    if (part.includes("/") || part.includes("\\") || part.includes("\0") || /^[A-Za-z]:/.test(part))
-      throw resourceError(
-        "path_not_allowed",
-        uri,
-        `HOST: ${uri}: a skill file path may not hold an encoded "/", a backslash, a NUL or a drive letter.`,
-      );
+  // Each part was decoded on its own, so a "/" inside one came from "%2f": never a separator.
+  const encodedSlash = parts.some((part) => part.includes("/"));
+  const checked = encodedSlash ? undefined : parseRelativePath(parts.join("/"));
+  if (checked?.ok !== true) {
+    const segmentRule = checked !== undefined && SEGMENT_RULES.has(checked.problem.rule);
+    throw resourceError(
+      "path_not_allowed",
+      uri,
+      segmentRule
+        ? `HOST: ${uri}: a skill file path is relative to the skill folder and may not hold "..", "." or empty parts.`
+        : `HOST: ${uri}: a skill file path may not hold an encoded "/", a backslash, a NUL or a drive letter.`,
+    );
   }
   return { skill, path: parts.join("/") };
 }

@@ -12,7 +12,7 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, afterEach, expect } from "vitest";
-import { removeTree } from "../../../src/runners/remove-tree.js";
+import { removeTree } from "../../../src/core/remove-tree.js";
 import { hostCgroupSupport, RUN_CGROUP_PREFIX } from "../../../src/runners/sandbox/cgroup-detect.js";
 import { sandboxTools } from "../../../src/runners/sandbox/host-tools.js";
 import {
