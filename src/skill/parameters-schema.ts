@@ -1,4 +1,5 @@
-import { Ajv2020 } from "ajv/dist/2020.js";
+import { createRequire } from "node:module";
+import type { Ajv2020 } from "ajv/dist/2020.js";
 import { MAX_SCHEMA_DEPTH } from "../core/limits.js";
 import { isPlainObject, type JsonValue, sanitizeJson } from "../core/safe-json.js";
 import type { ExecutionMode } from "./governance.js";
@@ -17,9 +18,16 @@ export type ParametersSchema =
 
 let validator: Ajv2020 | undefined;
 
-/** One Ajv instance for meta-validation, made on first use: most skills declare no schema. */
+/**
+ * One Ajv instance for meta-validation, made on first use: most skills declare no schema, so
+ * Ajv is required here, not imported with the module, and listing a catalog without schemas
+ * never loads it (docs/architecture.md, start-up cost).
+ */
 function schemaValidator(): Ajv2020 {
-  validator ??= new Ajv2020({ strict: false, allErrors: false, validateFormats: false });
+  if (validator === undefined) {
+    const ajv = createRequire(import.meta.url)("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
+    validator = new ajv.Ajv2020({ strict: false, allErrors: false, validateFormats: false });
+  }
   return validator;
 }
 
