@@ -56,7 +56,7 @@ export interface SkillgateOptions extends CatalogSetupOptions {
   /**
    * The extension registry: one the program already registered tools, hooks or commands in,
    * or a new one. Files are read by `extensions.load()`, never by creating a Skillgate:
-   * surfaces call `openSkillgate` (app/bootstrap.ts), which does both.
+   * surfaces call `bootstrapSkillgate` (app/bootstrap.ts), which does both.
    */
   readonly extensions?: Registry;
 }

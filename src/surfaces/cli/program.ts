@@ -2,9 +2,9 @@ import { Command, CommanderError } from "commander";
 import { isSkillgateError } from "../../core/errors.js";
 import { commandsFor } from "./command-modules.js";
 import { type CliOutput, processOutput } from "./output.js";
+import { CLI_VERSION } from "./version.js";
 
-/** The CLI's version, kept with the package's. */
-export const CLI_VERSION = "0.1.0";
+export { CLI_VERSION } from "./version.js";
 
 /**
  * Builds the `skillgate` command with the subcommands `argv` needs: the one it names, or

@@ -60,7 +60,10 @@ process.on("exit", () => {
 `;
 
 /** Runs `skillgate <argv>` from the sources in a private home; returns the modules it loaded. */
-function modulesLoadedBy(argv: readonly string[]): { code: number | null; modules: string[]; err: string } {
+function modulesLoadedBy(
+  argv: readonly string[],
+  options: { flags?: boolean } = {},
+): { code: number | null; modules: string[]; out: string; err: string } {
   const tree = makeTree("skillgate-modules-");
   const hooks = join(tree, "hooks.mjs");
   const preload = join(tree, "preload.mjs");
@@ -72,15 +75,10 @@ function modulesLoadedBy(argv: readonly string[]): { code: number | null; module
   writeSkill(join(project, ".agents", "skills"), "demo", {
     frontMatter: { name: "demo", description: "A demo skill for listing." },
   });
-  const flags = [
-    "--config",
-    join(tree, "config"),
-    "--data",
-    join(tree, "data"),
-    "--root",
-    project,
-    "--no-builtins",
-  ];
+  const flags =
+    options.flags === false
+      ? []
+      : ["--config", join(tree, "config"), "--data", join(tree, "data"), "--root", project, "--no-builtins"];
   const result = spawnSync(
     process.execPath,
     [
@@ -107,7 +105,7 @@ function modulesLoadedBy(argv: readonly string[]): { code: number | null; module
   const modules = readFileSync(log, "utf8")
     .split("\n")
     .filter((line) => line !== "");
-  return { code: result.status, modules, err: result.stderr };
+  return { code: result.status, modules, out: result.stdout, err: result.stderr };
 }
 
 /** The heavy packages among `modules`, by package name. */
@@ -132,13 +130,25 @@ describe("what a command loads", () => {
     expect(appModulesAmong(modules)).toContain("src/store/store.ts");
   });
 
-  it("--version loads commander and the program, no command and no catalog", () => {
-    const { code, modules } = modulesLoadedBy(["--version"]);
+  it("--version loads neither commander nor any command, and prints package.json's version", () => {
+    const { code, modules, out } = modulesLoadedBy(["--version"], { flags: false });
     expect(code).toBe(0);
+    const version = (
+      JSON.parse(readFileSync(join(repository, "package.json"), "utf8")) as { version: string }
+    ).version;
+    expect(out).toBe(`${version}\n`);
     expect(heavyAmong(modules)).toEqual([]);
+    expect(modules.some((module) => module.includes("/node_modules/commander/"))).toBe(false);
     const project = modules.filter((module) => module.includes("/src/"));
     expect(project.some((module) => module.includes("/src/catalog/"))).toBe(false);
     expect(project.some((module) => module.includes("/src/surfaces/cli/commands/"))).toBe(false);
+  });
+
+  it("--version among global flags goes through the parser and still loads no command", () => {
+    const { code, modules } = modulesLoadedBy(["--version"]);
+    expect(code).toBe(0);
+    expect(heavyAmong(modules)).toEqual([]);
+    expect(modules.some((module) => module.includes("/src/surfaces/cli/commands/"))).toBe(false);
   });
 
   for (const argv of [
