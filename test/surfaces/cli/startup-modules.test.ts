@@ -167,4 +167,22 @@ describe("what a command loads", () => {
       expect(appModulesAmong(modules)).toEqual([]);
     });
   }
+
+  it("help NAME loads that command's module alone; --help and an unknown command load every one", () => {
+    const commandModules = (modules: readonly string[]) =>
+      modules
+        .filter((module) => module.includes("/src/surfaces/cli/commands/"))
+        .map((module) => module.replace(/.*\/commands\//, ""));
+    const help = modulesLoadedBy(["help", "list"]);
+    expect(help.code).toBe(0);
+    expect(help.out).toContain("Usage: skillgate list [options]");
+    expect(commandModules(help.modules)).toEqual(["list.ts"]);
+    const all = modulesLoadedBy(["--help"]);
+    expect(all.code).toBe(0);
+    expect(all.out).toContain("mcp [options]");
+    expect(commandModules(all.modules)).toContain("mcp.ts");
+    const unknown = modulesLoadedBy(["lst"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.err).toContain("(Did you mean list?)");
+  });
 });
