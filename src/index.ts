@@ -3,11 +3,11 @@
  * internal and may change.
  */
 
-export type { ApprovalMode, RunSkillScriptInput, RunSkillScriptOutcome } from "./app/run-skill-script.js";
-export { exitCodeFor, runSkillScript } from "./app/run-skill-script.js";
 export type { BootstrapCatalogOptions } from "./app/bootstrap.js";
 export { bootstrapCatalog, bootstrapSkillgate } from "./app/bootstrap.js";
 export type { CatalogSetup, CatalogSetupOptions } from "./app/catalog-setup.js";
+export type { ApprovalMode, RunSkillScriptInput, RunSkillScriptOutcome } from "./app/run-skill-script.js";
+export { exitCodeFor, runSkillScript } from "./app/run-skill-script.js";
 export type { Skillgate, SkillgateOptions } from "./app/skillgate.js";
 export { createSkillgate } from "./app/skillgate.js";
 export { availableSkillsXml } from "./catalog/available-skills-xml.js";
