@@ -14,6 +14,7 @@ import { distFolder } from "./contestants.mjs";
 import { formatDiscoveryResults, missedTargets, runDiscoveryBenchmark } from "./discovery.mjs";
 import { formatMcpResults, mcpTargetsMet, runMcpBenchmark } from "./mcp.mjs";
 import { formatRunnersResults, runnersTargetsMet, runRunnersBenchmark } from "./runners.mjs";
+import { formatStartupResults, runStartupBenchmark, startupTargetsMet } from "./startup.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -23,6 +24,7 @@ const { values } = parseArgs({
     cold: { type: "string", default: "5" },
     "runner-rounds": { type: "string", default: "40" },
     "mcp-rounds": { type: "string", default: "200" },
+    "startup-rounds": { type: "string", default: "15" },
     concurrency: { type: "string", default: "100" },
     only: { type: "string" },
     json: { type: "string" },
@@ -42,8 +44,8 @@ const load = () =>
     .join(" ");
 const loadBefore = load();
 const only = values.only;
-if (only !== undefined && !["discovery", "runners", "mcp", "sandbox"].includes(only)) {
-  console.error(`--only takes discovery, runners, mcp or sandbox, got ${only}`);
+if (only !== undefined && !["discovery", "startup", "runners", "mcp", "sandbox"].includes(only)) {
+  console.error(`--only takes discovery, startup, runners, mcp or sandbox, got ${only}`);
   process.exit(2);
 }
 try {
@@ -59,6 +61,11 @@ try {
       log,
     });
     raw.discovery = discovery;
+  }
+  let startup;
+  if (only === undefined || only === "startup") {
+    startup = await runStartupBenchmark({ sizes, rounds: Number(values["startup-rounds"]), log });
+    raw.startup = startup;
   }
   let runners;
   if (only === undefined || only === "runners") {
@@ -86,6 +93,10 @@ try {
     } else if (sizes.includes(10_000)) {
       console.log("all targets at 10,000 skills met");
     }
+  }
+  if (startup !== undefined) {
+    console.log(`\n${formatStartupResults(startup)}`);
+    console.log(startupTargetsMet(startup) ? "start-up targets met" : "MISS: start-up targets");
   }
   if (runners !== undefined) {
     console.log(`\n${formatRunnersResults(runners)}`);

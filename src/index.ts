@@ -7,6 +7,9 @@
  * Explicit named exports only: what is not listed here or at a subpath is internal.
  */
 
+export type { BootstrapCatalogOptions } from "./app/bootstrap.js";
+export { bootstrapCatalog, bootstrapSkillgate } from "./app/bootstrap.js";
+export type { CatalogSetup, CatalogSetupOptions } from "./app/catalog-setup.js";
 export type { ApprovalMode, RunSkillScriptInput, RunSkillScriptOutcome } from "./app/run-skill-script.js";
 export { exitCodeFor, runSkillScript } from "./app/run-skill-script.js";
 export type { Skillgate, SkillgateOptions } from "./app/skillgate.js";

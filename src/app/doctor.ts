@@ -1,6 +1,14 @@
-import type { CatalogOptions } from "../catalog/catalog.js";
 import { type DoctorProblem, type DoctorReport, runDoctor } from "../catalog/doctor.js";
+import { isSkillgateError } from "../core/errors.js";
+import type { ExtensionProblem } from "../extensions/load.js";
 import { type SandboxHealth, sandboxHealth } from "../runners/sandbox/health.js";
+import { bootstrapCatalog } from "./bootstrap.js";
+import {
+  type CatalogSetup,
+  type CatalogSetupOptions,
+  extraSkills,
+  withStoreSource,
+} from "./catalog-setup.js";
 
 /** The doctor's report with the sandbox's health: which limits this host enforces and how. */
 export interface SkillgateDoctorReport extends DoctorReport {
@@ -8,14 +16,27 @@ export interface SkillgateDoctorReport extends DoctorReport {
 }
 
 /**
- * Every check `skillgate doctor` makes: the catalog's (folders, decisions, problems) and
- * the sandbox's (bubblewrap, user namespaces, helper tools, limits). A sandbox that cannot
- * run is a problem: `sandbox` is the default execution mode.
+ * Every check `skillgate doctor` makes: the catalog's (folders, decisions, problems) with the
+ * extensions loaded through the bootstrap, so their skills are counted and an extension or
+ * hooks file that could not be used is an error; and the sandbox's (bubblewrap, user
+ * namespaces, helper tools, limits). A sandbox that cannot run is a problem: `sandbox` is the
+ * default execution mode.
  */
-export async function runSkillgateDoctor(options: CatalogOptions): Promise<SkillgateDoctorReport> {
-  const report = runDoctor(options);
+export async function runSkillgateDoctor(options: CatalogSetupOptions): Promise<SkillgateDoctorReport> {
+  const setup = await catalogSetupOrNone(options);
+  const catalogReport =
+    setup === undefined
+      ? // A malformed configuration: the catalog's doctor reports it as the problem.
+        runDoctor(withStoreSource(options))
+      : withExtensionProblems(
+          runDoctor({
+            ...withStoreSource(options),
+            extra: extraSkills(options.extra, setup.extensions.registry),
+          }),
+          setup.extensions.problems,
+        );
   const sandbox = await sandboxHealth();
-  if (sandbox.ok) return { ...report, sandbox };
+  if (sandbox.ok) return { ...catalogReport, sandbox };
   const problem: DoctorProblem = {
     severity: "error",
     code: "sandbox_unavailable",
@@ -25,5 +46,39 @@ export async function runSkillgateDoctor(options: CatalogOptions): Promise<Skill
       : "sandboxed scripts cannot run here: bubblewrap is not installed",
     fix: sandbox.advice.join(" ") || "run scripts/install-test-deps.sh (or apt-get install bubblewrap socat)",
   };
-  return { ...report, ok: false, problems: [...report.problems, problem], sandbox };
+  return { ...catalogReport, ok: false, problems: [...catalogReport.problems, problem], sandbox };
+}
+
+async function catalogSetupOrNone(options: CatalogSetupOptions): Promise<CatalogSetup | undefined> {
+  try {
+    return await bootstrapCatalog(options);
+  } catch (error) {
+    if (isSkillgateError(error) && error.code === "invalid_config") return undefined;
+    throw error;
+  }
+}
+
+/** The report with one error per extension or hooks file that could not be used. */
+function withExtensionProblems(report: DoctorReport, problems: readonly ExtensionProblem[]): DoctorReport {
+  if (problems.length === 0) return report;
+  return {
+    ...report,
+    ok: false,
+    problems: [
+      ...report.problems,
+      ...problems.map(
+        (problem): DoctorProblem => ({
+          severity: "error",
+          code: problem.code,
+          subject: "extensions",
+          message: problem.message,
+          fix:
+            problem.code === "extension_failed"
+              ? "fix the file's error (skillgate extensions shows it), or move the file out of the folder"
+              : "fix the hooks file (see docs/hooks.md for its shape), or move it aside",
+          location: problem.file,
+        }),
+      ),
+    ],
+  };
 }

@@ -2,7 +2,8 @@ import type { CallStatus } from "../observe/events.js";
 import { type Logger, silentLogger } from "../observe/logger.js";
 import type { ApprovalAnswer, ApprovalRequest } from "../policy/approvals.js";
 import type { RunResult } from "../runners/contract.js";
-import { createSkillgate, type SkillgateOptions } from "./skillgate.js";
+import { bootstrapSkillgate } from "./bootstrap.js";
+import type { SkillgateOptions } from "./skillgate.js";
 
 /** How an ask is answered: put to a person, approved once, or granted for the skill's hash. */
 export type ApprovalMode = "ask" | "once" | "always";
@@ -58,7 +59,9 @@ export function exitCodeFor(status: CallStatus): number {
  * Runs a skill's script through the whole path a model's call takes: a turn of the chat
  * `cli`, the `run_skill_script` tool (argument normalisation, schema check), classification,
  * the policy, the approval, the hash check, the snapshot and the runner. Nothing is
- * short-cut for the person at the terminal; the audit log records the call like any other.
+ * short-cut for the person at the terminal: the Skillgate comes from the same bootstrap as
+ * every other surface's, so the owner's extensions and hooks apply, and the audit log
+ * records the call like any other.
  */
 export async function runSkillScript(
   options: SkillgateOptions,
@@ -78,7 +81,7 @@ export async function runSkillScript(
     }
     return (await input.ask(request)) ? "once" : "decline";
   };
-  const skillgate = createSkillgate({
+  const skillgate = await bootstrapSkillgate({
     ...options,
     approve,
     logger: quietRepairs(options.logger ?? silentLogger),

@@ -1,10 +1,8 @@
-import { join, resolve } from "node:path";
-import { type Catalog, type CatalogOptions, createCatalog } from "../catalog/catalog.js";
+import type { Catalog } from "../catalog/catalog.js";
 import type { SkillgateConfig } from "../config/config.js";
 import { type Clock, systemClock } from "../core/clock.js";
-import { resolveFolders } from "../core/folders.js";
-import { ExtensionHost, type ExtensionSettings } from "../extensions/host.js";
-import { Registry } from "../extensions/registry.js";
+import type { ExtensionHost } from "../extensions/host.js";
+import type { Registry } from "../extensions/registry.js";
 import { reportArgumentRepairs } from "../observe/argument-repair.js";
 import { AuditLog } from "../observe/audit-log.js";
 import { ChatLog } from "../observe/chat-log.js";
@@ -22,8 +20,6 @@ import { type ModeRunners, RunnerRouter } from "../runners/router.js";
 import { domainProxyProvider, SandboxRunner } from "../runners/sandbox/index.js";
 import { SnapshotStore } from "../runners/snapshot.js";
 import { trustedSkills } from "../runners/trust.js";
-import type { Skill } from "../skill/skill.js";
-import { enabledNamesReader } from "../store/enabled-names.js";
 import { type SkillReviews, skillReviews } from "../store/reviews.js";
 import { Store } from "../store/store.js";
 import { type Approver, Broker } from "../tools/broker.js";
@@ -31,11 +27,12 @@ import { chatTools, createSkillReviewContext } from "../tools/chat-tools.js";
 import { registryHooks } from "../tools/extension-hooks.js";
 import { storeTools } from "../tools/store-tools.js";
 import { createTurn, type Turn, type TurnOptions } from "../tools/turn.js";
+import { type CatalogSetupOptions, createCatalogSetup } from "./catalog-setup.js";
+
+export { withStoreSource } from "./catalog-setup.js";
 
 /** Options of {@link createSkillgate}. Everything has a default that works on a fresh machine. */
-export interface SkillgateOptions extends Omit<CatalogOptions, "store"> {
-  /** Offer the managed store's enabled skills (default true). */
-  readonly useStore?: boolean;
+export interface SkillgateOptions extends CatalogSetupOptions {
   /**
    * Runs scripts, replacing the router entirely (tests, embedders with their own runners).
    * Default: the router over verified snapshots, with the sandbox, the local runner for skills
@@ -59,11 +56,10 @@ export interface SkillgateOptions extends Omit<CatalogOptions, "store"> {
   readonly clock?: Clock;
   /**
    * The extension registry: one the program already registered tools, hooks or commands in,
-   * or a new one. Files are read by `extensions.load()`, never by creating a Skillgate.
+   * or a new one. Files are read by `extensions.load()`, never by creating a Skillgate:
+   * surfaces call `bootstrapSkillgate` (app/bootstrap.ts), which does both.
    */
   readonly extensions?: Registry;
-  /** Load project roots' extensions and hooks; default the configuration's `extensions.project`. */
-  readonly projectExtensions?: boolean;
 }
 
 /** skillgate assembled: the catalog, the store, the chat log, the broker, and turns over them. */
@@ -94,10 +90,8 @@ export interface Skillgate {
  * log appear with the first turn's first call.
  */
 export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
-  const storeFolder = storeFolderOf(options);
-  const registry = options.extensions ?? new Registry();
-  const catalog = createCatalog({ ...withStoreSource(options), extra: extraSkills(options.extra, registry) });
-  const extensions = new ExtensionHost(registry, () => extensionSettings(catalog, options.projectExtensions));
+  const { catalog, extensions, storeFolder } = createCatalogSetup(options);
+  const registry = extensions.registry;
   registry.command("reload", async () => (await extensions.reload()).join("\n"), {
     help: "read the extension files and hooks files again",
   });
@@ -256,45 +250,4 @@ function policyTableOf(config: () => SkillgateConfig): () => PolicyTable {
       last = { config: current, table: PolicyTable.withOwnerRules(current.policy.rules.map(configuredRule)) };
     return last.table;
   };
-}
-
-/**
- * The caller's skills and the extensions' skills, as one list for discovery: the same array
- * while neither changed, so discovery can reuse its decisions.
- */
-function extraSkills(given: CatalogOptions["extra"], registry: Registry): () => readonly Skill[] {
-  let last: { given: readonly Skill[]; registered: readonly Skill[]; all: readonly Skill[] } | undefined;
-  return () => {
-    const current = typeof given === "function" ? given() : (given ?? []);
-    const registered = registry.skills;
-    if (last?.given !== current || last.registered !== registered)
-      last = { given: current, registered, all: [...current, ...registered] };
-    return last.all;
-  };
-}
-
-/** Where extensions and hooks come from, as the configuration says now. */
-function extensionSettings(catalog: Catalog, project: boolean | undefined): ExtensionSettings {
-  const config = catalog.config.extensions;
-  const configFolder = catalog.folders.config;
-  return {
-    configFolder,
-    roots: catalog.roots,
-    project: project ?? config.project,
-    // Relative paths in config.yaml are relative to the config folder, not to wherever the program started.
-    paths: config.paths.map((path) => resolve(configFolder, path)),
-    hookTimeoutMs: config.hooks.timeoutSeconds * 1000,
-    hookMaxOutputBytes: config.hooks.maxOutputBytes,
-  };
-}
-
-function storeFolderOf(options: SkillgateOptions): string {
-  return join(resolveFolders(options).data, "skills");
-}
-
-/** Catalog options that include the managed store as a source (unless `useStore` is false). */
-export function withStoreSource(options: SkillgateOptions): CatalogOptions {
-  if (options.useStore === false) return options;
-  const storeFolder = storeFolderOf(options);
-  return { ...options, store: { folder: storeFolder, enabledNames: enabledNamesReader(storeFolder) } };
 }

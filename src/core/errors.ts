@@ -69,7 +69,11 @@ export type ErrorCode =
   | "approval_expired"
   | "approval_answer_not_offered"
   | "approval_already_answered"
-  | "approval_queue_full";
+  | "approval_queue_full"
+  // Listening for connections (skillgate mcp --http), see docs/mcp.md.
+  | "port_in_use"
+  | "port_not_permitted"
+  | "host_not_bindable";
 
 /**
  * The mark every {@link SkillgateError} carries, under a registry symbol so it is the same key

@@ -1,6 +1,6 @@
 import { type FSWatcher, watch } from "node:fs";
 import { dirname, join } from "node:path";
-import { extensionFolders, hooksFiles, loadExtensions } from "./load.js";
+import { type ExtensionProblem, extensionFolders, hooksFiles, loadExtensions } from "./load.js";
 import type { Registry } from "./registry.js";
 
 /** Where a host reads extensions and hooks from, as the configuration says now. */
@@ -25,6 +25,7 @@ export class ExtensionHost {
   readonly registry: Registry;
   readonly #settings: () => ExtensionSettings;
   #loading: Promise<string[]> | undefined;
+  #problems: ExtensionProblem[] = [];
 
   constructor(registry: Registry, settings: () => ExtensionSettings) {
     this.registry = registry;
@@ -53,6 +54,14 @@ export class ExtensionHost {
     await this.#loading;
     this.registry.dropLoaded();
     return this.load();
+  }
+
+  /**
+   * The files the last load could not use (an extension that failed, a refused hooks file),
+   * empty before the first load. `doctor`, `extensions` and `hooks list` exit 1 on any.
+   */
+  get problems(): readonly ExtensionProblem[] {
+    return this.#problems;
   }
 
   /**
@@ -98,7 +107,9 @@ export class ExtensionHost {
   async #read(): Promise<string[]> {
     const settings = this.#settings();
     const before = this.registry.notes.length;
+    const problems: ExtensionProblem[] = [];
     await loadExtensions(this.registry, {
+      onProblem: (problem) => problems.push(problem),
       config: settings.configFolder,
       roots: settings.roots,
       project: settings.project,
@@ -106,6 +117,7 @@ export class ExtensionHost {
       hookTimeoutMs: settings.hookTimeoutMs,
       hookMaxOutputBytes: settings.hookMaxOutputBytes,
     });
+    this.#problems = problems;
     return this.registry.notes.slice(before);
   }
 }

@@ -34,6 +34,20 @@ export interface LoadExtensionsOptions extends ExtensionFolderOptions {
   readonly hookTimeoutMs?: number;
   /** Bytes a shell hook command may print on each stream; default 64 KiB. */
   readonly hookMaxOutputBytes?: number;
+  /**
+   * Told about each file that could not be used at all: an extension whose import or
+   * `setup` failed, a hooks file that is not loaded. Its note says the same in words.
+   */
+  readonly onProblem?: (problem: ExtensionProblem) => void;
+}
+
+/** A file {@link load} could not use: `doctor`, `extensions` and `hooks list` report it and exit 1. */
+export interface ExtensionProblem {
+  /** `extension_failed` (an extension file) or `hooks_file_unusable` (a hooks file). */
+  readonly code: "extension_failed" | "hooks_file_unusable";
+  readonly file: string;
+  /** Why, in words (the file's note). */
+  readonly message: string;
 }
 
 /** The hooks file's name in a config folder and in a project's `.skillgate` folder. */
@@ -92,13 +106,23 @@ export async function loadExtensions(
     ...extensionFolders(options).flatMap((folder) => extensionFiles(folder)),
     ...(options.paths ?? []).flatMap((path) => pathFiles(path)),
   ];
-  for (const file of files) registry.note(await loadFile(registry, file));
+  for (const file of files) {
+    const loaded = await loadFile(registry, file);
+    registry.note(loaded.note);
+    if (loaded.failed) options.onProblem?.({ code: "extension_failed", file, message: loaded.note });
+  }
   for (const location of hooksFiles(options)) {
     const note = await loadShellHooks(registry, location.file, {
       scope: location.scope,
       ...(options.hookTimeoutMs !== undefined ? { timeoutMs: options.hookTimeoutMs } : {}),
       ...(options.hookMaxOutputBytes !== undefined ? { maxOutputBytes: options.hookMaxOutputBytes } : {}),
       ...(location.cwd !== undefined ? { cwd: location.cwd } : {}),
+      onUnusable: (reason) =>
+        options.onProblem?.({
+          code: "hooks_file_unusable",
+          file: location.file,
+          message: `${basename(location.file)}: not loaded (${reason})`,
+        }),
     });
     if (note !== undefined) registry.note(note);
   }
@@ -106,21 +130,21 @@ export async function loadExtensions(
 }
 
 /** Loads one file; the note says what it added or why it did not load. */
-async function loadFile(registry: Registry, file: string): Promise<string> {
+async function loadFile(registry: Registry, file: string): Promise<{ note: string; failed: boolean }> {
   const name = basename(file);
   let setup: ((registrar: Registrar) => unknown) | undefined;
   try {
     setup = setupOf(await importFile(file));
   } catch (error) {
-    return `${name}: failed to load (${describeError(error)})`;
+    return { note: `${name}: failed to load (${describeError(error)})`, failed: true };
   }
-  if (setup === undefined) return `${name}: loaded, no setup()`;
+  if (setup === undefined) return { note: `${name}: loaded, no setup()`, failed: false };
   try {
     await registry.loadingFrom(file, setup);
   } catch (error) {
-    return `${name}: failed to load (${describeError(error)})`;
+    return { note: `${name}: failed to load (${describeError(error)})`, failed: true };
   }
-  return `${name}: ${describeCounts(registry.countFrom(file))}`;
+  return { note: `${name}: ${describeCounts(registry.countFrom(file))}`, failed: false };
 }
 
 function describeCounts(counts: ReturnType<Registry["countFrom"]>): string {

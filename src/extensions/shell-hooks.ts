@@ -19,6 +19,8 @@ export interface ShellHookOptions {
   readonly maxOutputBytes?: number;
   /** The commands' working folder; default the process's. */
   readonly cwd?: string;
+  /** Told when the whole file is refused (its note then says `not loaded (reason)`). */
+  readonly onUnusable?: (reason: string) => void;
 }
 
 /**
@@ -44,7 +46,10 @@ export async function loadShellHooks(
   const name = basename(file);
   const content = await readHooksFile(file);
   if (content.kind === "missing") return undefined;
-  if (content.kind === "unusable") return `${name}: not loaded (${content.reason})`;
+  if (content.kind === "unusable") {
+    options.onUnusable?.(content.reason);
+    return `${name}: not loaded (${content.reason})`;
+  }
   const settings: HookRunSettings = {
     timeoutMs: options.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS,
     maxOutputBytes: options.maxOutputBytes ?? DEFAULT_HOOK_OUTPUT_BYTES,

@@ -1,12 +1,11 @@
 import type { Command } from "commander";
-import {
-  createSkillgate,
-  type Skillgate,
-  type SkillgateOptions,
-  withStoreSource,
-} from "../../app/skillgate.js";
-import type { Catalog, CatalogOptions } from "../../catalog/catalog.js";
-import { stderrLogger } from "../../observe/logger.js";
+import { bootstrapCatalog, bootstrapSkillgate } from "../../app/bootstrap.js";
+import type { CatalogSetup } from "../../app/catalog-setup.js";
+import type { Skillgate, SkillgateOptions } from "../../app/skillgate.js";
+import { resolveFolders } from "../../core/folders.js";
+import { stderrLogger, streamLogger } from "../../observe/logger.js";
+import type { Store } from "../../store/store.js";
+import type { CliOutput } from "./output.js";
 
 /** The global options every command shares. */
 export interface GlobalOptions {
@@ -31,17 +30,25 @@ export function skillgateOptions(command: Command): SkillgateOptions {
   };
 }
 
-/** Catalog options from the global flags, with the managed store as a source. */
-export function catalogOptions(command: Command): CatalogOptions {
-  return withStoreSource(skillgateOptions(command));
+/**
+ * The catalog the global flags describe, through the bootstrap (app/bootstrap.ts): the
+ * extensions are loaded, so their skills are listed; a file that failed is a warning on stderr.
+ */
+export function catalogFromFlags(command: Command, output: CliOutput): Promise<CatalogSetup> {
+  return bootstrapCatalog({ ...skillgateOptions(command), logger: streamLogger(output.err) });
 }
 
-/** skillgate as the global flags describe it. */
-export function openSkillgate(command: Command): Skillgate {
-  return createSkillgate(skillgateOptions(command));
+/** The whole Skillgate the global flags describe, through the bootstrap (extensions and hooks loaded). */
+export function skillgateFromFlags(command: Command, output: CliOutput): Promise<Skillgate> {
+  return bootstrapSkillgate({ ...skillgateOptions(command), logger: streamLogger(output.err) });
 }
 
-/** The catalog the global flags describe. */
-export function openCatalog(command: Command): Catalog {
-  return openSkillgate(command).catalog;
+/**
+ * The managed store in the data folder the global flags name, as the Skillgate opens it
+ * (`<data>/skills`), without building the rest of the app: the store commands need no catalog,
+ * extensions or runners.
+ */
+export async function openStoreFromFlags(command: Command): Promise<Store> {
+  const { Store } = await import("../../store/store.js");
+  return Store.open({ dataFolder: resolveFolders(skillgateOptions(command)).data });
 }

@@ -1,4 +1,14 @@
 #!/usr/bin/env node
-import { runCli } from "./program.js";
+import { endQuietlyOnClosedPipe } from "./output.js";
+import { CLI_VERSION } from "./version.js";
 
-process.exitCode = await runCli(process.argv.slice(2));
+endQuietlyOnClosedPipe(process.stdout);
+endQuietlyOnClosedPipe(process.stderr);
+const argv = process.argv.slice(2);
+if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
+  // The one answer that needs no parser: printed as commander prints it, without loading commander.
+  process.stdout.write(`${CLI_VERSION}\n`);
+} else {
+  const { runCli } = await import("./program.js");
+  process.exitCode = await runCli(argv);
+}

@@ -21,6 +21,19 @@ export function processOutput(): CliOutput {
   };
 }
 
+/**
+ * When the reader of `stream` goes away (`skillgate list | head -2`, `skillgate index | true`),
+ * the next write fails with EPIPE: the command ends there, quietly, with exit code 0, as
+ * nobody is left to read what it would print (docs/cli.md). Other stream errors still end
+ * the process with their error.
+ */
+export function endQuietlyOnClosedPipe(stream: NodeJS.WriteStream): void {
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(0);
+    throw error;
+  });
+}
+
 const CODES = { red: 31, green: 32, yellow: 33, blue: 34, dim: 2, bold: 1 } as const;
 
 /** A colour or style name. */

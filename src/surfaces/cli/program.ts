@@ -1,25 +1,17 @@
 import { Command, CommanderError } from "commander";
 import { isSkillgateError } from "../../core/errors.js";
-import { registerApprovals } from "./commands/approvals.js";
-import { registerAudit } from "./commands/audit.js";
-import { registerDoctor } from "./commands/doctor.js";
-import { registerExplain } from "./commands/explain.js";
-import { registerExtensions } from "./commands/extensions.js";
-import { registerIndex } from "./commands/index-command.js";
-import { registerList } from "./commands/list.js";
-import { registerMcp } from "./commands/mcp.js";
-import { registerPaths } from "./commands/paths.js";
-import { registerRun } from "./commands/run.js";
-import { registerSearch } from "./commands/search.js";
-import { registerStore } from "./commands/store.js";
-import { registerValidate } from "./commands/validate.js";
+import { commandsFor } from "./command-modules.js";
 import { type CliOutput, processOutput } from "./output.js";
+import { CLI_VERSION } from "./version.js";
 
-/** The CLI's version, kept with the package's. */
-export const CLI_VERSION = "0.1.0";
+export { CLI_VERSION } from "./version.js";
 
-/** Builds the `skillgate` command with every subcommand. */
-export function buildProgram(output: CliOutput): Command {
+/**
+ * Builds the `skillgate` command with the subcommands `argv` needs: the one it names, or
+ * every one for help and usage errors (see command-modules.ts). Each command's module is
+ * imported only here, so `skillgate list` never loads what `skillgate mcp` or `run` use.
+ */
+export async function buildProgram(output: CliOutput, argv: readonly string[] = []): Promise<Command> {
   const program = new Command("skillgate")
     .description(
       "A governed runtime for Agent Skills: find skills, decide what may be offered, show models a budgeted index.",
@@ -40,19 +32,7 @@ export function buildProgram(output: CliOutput): Command {
     )
     .configureOutput(configured(output))
     .exitOverride();
-  registerList(program, output);
-  registerExplain(program, output);
-  registerDoctor(program, output);
-  registerIndex(program, output);
-  registerSearch(program, output);
-  registerValidate(program, output);
-  registerPaths(program, output);
-  registerStore(program, output);
-  registerAudit(program, output);
-  registerRun(program, output);
-  registerExtensions(program, output);
-  registerMcp(program, output);
-  registerApprovals(program, output);
+  for (const register of await commandsFor(argv)) register(program, output);
   configureTree(program.commands, output);
   return program;
 }
@@ -95,11 +75,11 @@ function collect(value: string, previous: string[]): string[] {
  * 1 for refusals and failures. `process.exitCode` is left as the caller had it.
  */
 export async function runCli(argv: readonly string[], output: CliOutput = processOutput()): Promise<number> {
-  const program = buildProgram(output);
   // Commands report their exit code through process.exitCode; keep the caller's value.
   const callerExitCode = process.exitCode;
   process.exitCode = 0;
   try {
+    const program = await buildProgram(output, argv);
     await program.parseAsync([...argv], { from: "user" });
     return typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (error) {

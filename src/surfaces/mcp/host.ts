@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createSkillgate, type Skillgate, type SkillgateOptions } from "../../app/skillgate.js";
+import { bootstrapSkillgate } from "../../app/bootstrap.js";
+import type { Skillgate, SkillgateOptions } from "../../app/skillgate.js";
 import {
   type CatalogChange,
   type CatalogWatch,
@@ -34,6 +35,8 @@ export interface McpHostOptions extends Omit<SkillgateOptions, "approve" | "logg
   readonly deferred?: Approver;
   /** Where information lines go (default none; the CLI passes stderr, never stdout, which stdio keeps for protocol messages). */
   readonly logger?: Logger;
+  /** Watch the extension folders and hooks files, reloading on a change (default false). */
+  readonly watchExtensions?: boolean;
 }
 
 /**
@@ -50,23 +53,19 @@ export class McpHost {
   readonly #watch: CatalogWatch | undefined;
   readonly #version: string;
   #closed = false;
-  #stopExtensions: (() => void) | undefined;
+  readonly #stopExtensions: () => void;
 
-  private constructor(options: McpHostOptions) {
+  private constructor(
+    options: McpHostOptions,
+    logger: Logger,
+    skillgate: Skillgate,
+    approvals: McpApprovals,
+  ) {
     this.#options = options;
-    this.#logger = options.logger ?? silentLogger;
+    this.#logger = logger;
     this.#version = packageVersion();
-    let queue: Approver | undefined;
-    this.approvals = new McpApprovals(
-      options.deferred ??
-        ((request, call) => {
-          queue ??= ApprovalQueue.open({
-            dataFolder: this.skillgate.catalog.folders.data,
-          }).deferredApprover();
-          return queue(request, call);
-        }),
-    );
-    this.skillgate = createSkillgate({ ...options, logger: this.#logger, approve: this.approvals.approve });
+    this.skillgate = skillgate;
+    this.approvals = approvals;
     this.#watch =
       options.watchIntervalMs === false
         ? undefined
@@ -79,22 +78,43 @@ export class McpHost {
                 reason,
               }),
           });
-  }
-
-  /** Builds skillgate from `options` (reading the configuration now: a malformed file throws `invalid_config`). */
-  static open(options: McpHostOptions = {}): McpHost {
-    return new McpHost(options);
+    this.#stopExtensions = this.#followExtensions(options.watchExtensions === true);
   }
 
   /**
-   * Loads the extensions and hooks files (the owner's `<config>/extensions`, a project's only
-   * with the opt-in), logs each file's note, and from then on tells every session when the
-   * extensions' tools change (a reload, or with `watch` a changed file). Returns the notes.
+   * Builds skillgate from `options` through the bootstrap (app/bootstrap.ts): the configuration
+   * is read now (a malformed file throws `invalid_config`), and the extensions and hooks files
+   * are loaded (the owner's `<config>/extensions`, a project's only with the opt-in) before
+   * any session can call a tool. Each file's note is logged.
    */
-  async loadExtensions(options: { watch?: boolean } = {}): Promise<string[]> {
+  static async open(options: McpHostOptions = {}): Promise<McpHost> {
+    const logger = options.logger ?? silentLogger;
+    let queue: Approver | undefined;
+    let dataFolder = "";
+    const approvals = new McpApprovals(
+      options.deferred ??
+        ((request, call) => {
+          queue ??= ApprovalQueue.open({ dataFolder }).deferredApprover();
+          return queue(request, call);
+        }),
+    );
+    const skillgate = await bootstrapSkillgate({ ...options, logger, approve: approvals.approve });
+    dataFolder = skillgate.catalog.folders.data;
+    for (const note of skillgate.extensions.registry.notes) logger.info("extension", { note });
+    return new McpHost(options, logger, skillgate, approvals);
+  }
+
+  /** What the extension and hooks files' load said, one note per file. */
+  get extensionNotes(): readonly string[] {
+    return this.skillgate.extensions.registry.notes;
+  }
+
+  /**
+   * From now on tells every session when the extensions' tools change (a reload, or with
+   * `watch` a changed file). Returns what stops it.
+   */
+  #followExtensions(watch: boolean): () => void {
     const extensions = this.skillgate.extensions;
-    const notes = await extensions.load();
-    for (const note of notes) this.#logger.info("extension", { note });
     let pending: NodeJS.Timeout | undefined;
     const unsubscribe = extensions.registry.onChange(() => {
       // A reload registers many things at once: one notification for the lot.
@@ -104,13 +124,12 @@ export class McpHost {
       }, 50);
       pending.unref();
     });
-    const unwatch = options.watch === true ? extensions.watch() : undefined;
-    this.#stopExtensions = () => {
+    const unwatch = watch ? extensions.watch() : undefined;
+    return () => {
       clearTimeout(pending);
       unsubscribe();
       unwatch?.();
     };
-    return notes;
   }
 
   /** A new session, its chat `mcp-<id>`; connect its `server` to a transport. */
@@ -155,7 +174,7 @@ export class McpHost {
     if (this.#closed) return;
     this.#closed = true;
     this.#watch?.stop();
-    this.#stopExtensions?.();
+    this.#stopExtensions();
     await Promise.all([...this.#sessions.keys()].map((id) => this.closeSession(id)));
     this.skillgate.close();
   }

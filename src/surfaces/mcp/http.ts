@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { InvalidArgumentError } from "../../core/errors.js";
+import { listenError } from "../../core/listen-error.js";
 import type { McpHost } from "./host.js";
 
 /** The path MCP is served at. */
@@ -55,7 +56,10 @@ export function isLoopbackHost(host: string): boolean {
  * refused (`invalid_argument`), because anyone who can reach the port could then call the
  * tools. With a token, every request without `Authorization: Bearer TOKEN` is answered 401.
  * On a loopback address, requests whose `Host` or `Origin` names another host are answered
- * 403 (a web page cannot reach the server through DNS rebinding).
+ * 403 (a web page cannot reach the server through DNS rebinding). A request with no `Host`
+ * or an empty one is answered 400 on any address. A port in use, a port the system refuses
+ * and a host that is not this machine's are `ListenError`s (`port_in_use`,
+ * `port_not_permitted`, `host_not_bindable`) with a hint.
  */
 export async function serveHttp(host: McpHost, options: McpHttpOptions = {}): Promise<McpHttpServer> {
   const bindHost = options.host ?? "127.0.0.1";
@@ -78,6 +82,11 @@ export async function serveHttp(host: McpHost, options: McpHttpOptions = {}): Pr
   };
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    // HTTP/1.0 may leave Host out, and Node lets an empty one through: neither says which
+    // server was meant, so neither is answered (docs/mcp.md).
+    const hostHeader = request.headers.host;
+    if (hostHeader === undefined || hostHeader.trim() === "")
+      return refuse(response, 400, "the request has no Host header");
     const url = new URL(request.url ?? "/", "http://localhost");
     if (url.pathname !== MCP_HTTP_PATH)
       return refuse(response, 404, `not found; MCP is served at ${MCP_HTTP_PATH}`);
@@ -147,7 +156,10 @@ export async function serveHttp(host: McpHost, options: McpHttpOptions = {}): Pr
   );
   sweep.unref();
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    server.once("error", (error) => {
+      clearInterval(sweep);
+      reject(listenError(error, bindHost, options.port ?? 0));
+    });
     server.listen(options.port ?? 0, bindHost, () => {
       server.off("error", reject);
       resolve();

@@ -63,12 +63,9 @@ function sandboxWithEvents(events: readonly AuditEvent[] = EVENTS) {
   return { sandbox, log };
 }
 
-function requestIds(jsonLines: string): string[] {
-  return jsonLines
-    .trimEnd()
-    .split("\n")
-    .filter((line) => line.length > 0)
-    .map((line) => (JSON.parse(line) as AuditEvent).requestId);
+/** The request ids of `audit --json`'s one array. */
+function requestIds(json: string): string[] {
+  return (JSON.parse(json) as AuditEvent[]).map((event) => event.requestId);
 }
 
 describe("skillgate audit", () => {
@@ -146,9 +143,17 @@ describe("skillgate audit", () => {
     ]);
   });
 
-  it("--json prints the events as JSON lines, the same as the file holds", async () => {
-    const { sandbox, log } = sandboxWithEvents();
+  it("--json prints one JSON array, as every other --json does", async () => {
+    const { sandbox } = sandboxWithEvents();
     const result = await sandbox.run(["audit", "--json"]);
+    expect(result).toMatchObject({ code: 0, err: "" });
+    expect(JSON.parse(result.out)).toEqual(EVENTS);
+    expect(result.out.startsWith("[")).toBe(true);
+  });
+
+  it("--jsonl prints JSON lines, the same as the file holds; not with --json", async () => {
+    const { sandbox, log } = sandboxWithEvents();
+    const result = await sandbox.run(["audit", "--jsonl"]);
     expect(result).toMatchObject({ code: 0, err: "" });
     expect(
       result.out
@@ -157,6 +162,7 @@ describe("skillgate audit", () => {
         .map((line) => JSON.parse(line)),
     ).toEqual(EVENTS);
     expect(result.out).toBe(readFileSync(log.file, "utf8"));
+    expect((await sandbox.run(["audit", "--json", "--jsonl"])).code).toBe(2);
   });
 
   it.each([
@@ -206,7 +212,8 @@ describe("skillgate audit", () => {
   it("says so when nothing matches, and when nothing was ever recorded", async () => {
     const sandbox = cliSandbox();
     expect(await sandbox.run(["audit"])).toEqual({ code: 0, out: "No audit events match.\n", err: "" });
-    expect(await sandbox.run(["audit", "--json"])).toEqual({ code: 0, out: "", err: "" });
+    expect(await sandbox.run(["audit", "--json"])).toEqual({ code: 0, out: "[]\n", err: "" });
+    expect(await sandbox.run(["audit", "--jsonl"])).toEqual({ code: 0, out: "", err: "" });
   });
 
   it("skips a torn line and shows control characters in ids escaped", async () => {

@@ -27,7 +27,10 @@ describe("skillgate extensions", () => {
   it("lists each file's note, the tools, skills, commands and the approval policy", async () => {
     const sandbox = withExtensions();
     const result = await sandbox.run(["extensions"]);
-    expect(result.code).toBe(0);
+    // boom.js failed: listed, and a problem (exit 1).
+    expect(result.code).toBe(1);
+    expect(result.out).toContain("problems: 1 file(s) not loaded");
+    expect(result.out).toContain("extension_failed: boom.js: failed to load (Error: no)");
     expect(result.out).toContain(`looked in: ${join(sandbox.config, "extensions")}`);
     expect(result.out).toContain("boom.js: failed to load (Error: no)");
     expect(result.out).toContain("wc.js: 1 tool(s), 1 skill(s), 1 command(s)");
@@ -58,7 +61,8 @@ describe("skillgate hooks list", () => {
       JSON.stringify([{ event: "before_turn", command: `touch ${marker}` }]),
     );
     const result = await sandbox.run(["hooks", "list"]);
-    expect(result.code).toBe(0);
+    // The fixture's boom.js failed to load: a problem here too.
+    expect(result.code).toBe(1);
     expect(result.out).toContain("before_tool match run_*  $ echo checked");
     expect(result.out).toContain(`from ${join(sandbox.config, "hooks.json")} (config)`);
     expect(result.out).toContain(`not loaded: ${join(sandbox.project, ".skillgate", "hooks.json")}`);
@@ -85,5 +89,65 @@ describe("skillgate commands", () => {
     expect(unknown.code).toBe(1);
     expect(unknown.err).toContain("no command named");
     expect(unknown.err).toContain("unknown_command");
+  });
+});
+
+describe("a broken extension or hooks file is a problem: exit 1 from extensions, hooks list and doctor", () => {
+  const cases: ReadonlyArray<{ what: string; file: string; text: string; code: string }> = [
+    {
+      what: "an extension that throws",
+      file: "extensions/boom.js",
+      text: 'throw new Error("no");\n',
+      code: "extension_failed",
+    },
+    {
+      what: "an extension with a syntax error",
+      file: "extensions/bad.js",
+      text: "export function setup( {\n",
+      code: "extension_failed",
+    },
+    {
+      what: "a hooks.json that is not JSON",
+      file: "hooks.json",
+      text: "{ not json",
+      code: "hooks_file_unusable",
+    },
+    {
+      what: "a hooks.json that is neither a list nor an object",
+      file: "hooks.json",
+      text: "42",
+      code: "hooks_file_unusable",
+    },
+  ];
+  for (const { what, file, text, code } of cases) {
+    it(what, async () => {
+      const sandbox = cliSandbox();
+      mkdirSync(join(sandbox.config, "extensions"), { recursive: true });
+      writeFileSync(join(sandbox.config, file), text);
+      for (const argv of [["extensions"], ["hooks", "list"]]) {
+        const result = await sandbox.run(argv);
+        expect(result.code, argv.join(" ")).toBe(1);
+        expect(result.out, argv.join(" ")).toContain(`${code}: `);
+        const json = JSON.parse((await sandbox.run([...argv, "--json"])).out);
+        expect(json.problems).toEqual([expect.objectContaining({ code, file: join(sandbox.config, file) })]);
+      }
+      const doctor = JSON.parse((await sandbox.run(["doctor", "--json"])).out);
+      expect(doctor.ok).toBe(false);
+      expect(doctor.problems).toContainEqual(
+        expect.objectContaining({ code, severity: "error", location: join(sandbox.config, file) }),
+      );
+    });
+  }
+
+  it("working extensions and hooks exit 0", async () => {
+    const sandbox = cliSandbox();
+    mkdirSync(join(sandbox.config, "extensions"), { recursive: true });
+    writeFileSync(join(sandbox.config, "extensions", "wc.js"), WORD_COUNT);
+    writeFileSync(
+      join(sandbox.config, "hooks.json"),
+      JSON.stringify([{ event: "before_tool", command: "true" }]),
+    );
+    expect((await sandbox.run(["extensions"])).code).toBe(0);
+    expect((await sandbox.run(["hooks", "list"])).code).toBe(0);
   });
 });

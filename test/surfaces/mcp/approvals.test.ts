@@ -41,7 +41,7 @@ describe("approvals by elicitation", () => {
       { action: "accept", content: { decision: "once" } },
       { action: "accept", content: { decision: "once" } },
     );
-    const { client } = await connectClient(openHost(tree), { elicit: elicit.handler });
+    const { client } = await connectClient(await openHost(tree), { elicit: elicit.handler });
     const first = await client.callTool(echoCall);
     expect(resultText(first)).toContain('echo {"x": 1}');
     expect(first.isError).toBe(false);
@@ -70,7 +70,7 @@ describe("approvals by elicitation", () => {
   it("always for this session stores the grant: the next call runs without asking", async () => {
     const tree = mcpTree();
     const elicit = answering({ action: "accept", content: { decision: "always-chat" } });
-    const { client } = await connectClient(openHost(tree), { elicit: elicit.handler });
+    const { client } = await connectClient(await openHost(tree), { elicit: elicit.handler });
     expect((await client.callTool(echoCall)).isError).toBe(false);
     const again = await client.callTool(echoCall);
     expect(again.isError).toBe(false);
@@ -84,7 +84,7 @@ describe("approvals by elicitation", () => {
       { action: "cancel" },
       { action: "accept", content: { decision: "always-job" } },
     );
-    const { client } = await connectClient(openHost(tree), { elicit: elicit.handler });
+    const { client } = await connectClient(await openHost(tree), { elicit: elicit.handler });
     for (let index = 0; index < 3; index += 1) {
       const result = await client.callTool(echoCall);
       expect(result.isError).toBe(true);
@@ -102,7 +102,7 @@ describe("approvals by elicitation", () => {
       "runners:\n  local:\n    trusted: [echo, wipe]\npolicy:\n  approval_ttl_seconds: 1\n",
     );
     let asked = 0;
-    const { client } = await connectClient(openHost(tree), {
+    const { client } = await connectClient(await openHost(tree), {
       elicit: () => {
         asked += 1;
         return new Promise<ElicitResult>(() => {});
@@ -119,7 +119,7 @@ describe("approvals by elicitation", () => {
   it("a destructive call's form carries the warning", async () => {
     const tree = mcpTree();
     const elicit = answering({ action: "decline" });
-    const { client } = await connectClient(openHost(tree), { elicit: elicit.handler });
+    const { client } = await connectClient(await openHost(tree), { elicit: elicit.handler });
     await client.callTool({
       name: "run_skill_script",
       arguments: { skill: "wipe", script: "scripts/wipe.py" },
@@ -130,7 +130,7 @@ describe("approvals by elicitation", () => {
   it("edit_skill's form shows the plan's diff, never offers always, and an approval applies exactly that plan", async () => {
     const tree = mcpTree();
     const elicit = answering({ action: "accept", content: { decision: "once" } });
-    const { client, session } = await connectClient(openHost(tree), { elicit: elicit.handler });
+    const { client, session } = await connectClient(await openHost(tree), { elicit: elicit.handler });
     const draft = await client.callTool({
       name: "draft_skill",
       arguments: {
@@ -160,7 +160,7 @@ describe("approvals by elicitation", () => {
 
   it("each session asks its own client", async () => {
     const tree = mcpTree();
-    const host = openHost(tree);
+    const host = await openHost(tree);
     const first = answering({ action: "accept", content: { decision: "once" } });
     const second = answering({ action: "decline" });
     const one = await connectClient(host, { elicit: first.handler });
@@ -175,7 +175,7 @@ describe("approvals by elicitation", () => {
 describe("approvals out of band", () => {
   it("without elicitation the call waits: approved in the queue, the same call then runs once", async () => {
     const tree = mcpTree();
-    const { client, session } = await connectClient(openHost(tree));
+    const { client, session } = await connectClient(await openHost(tree));
     const waiting = await client.callTool(echoCall);
     expect(waiting.isError).toBe(true);
     expect(waiting._meta?.status).toBe("awaiting_approval");
@@ -195,7 +195,7 @@ describe("approvals out of band", () => {
 
   it("an approval applies only to the identical call: other arguments wait for their own", async () => {
     const tree = mcpTree();
-    const { client } = await connectClient(openHost(tree));
+    const { client } = await connectClient(await openHost(tree));
     const id = requestIdOf(resultText(await client.callTool(echoCall)));
     ApprovalQueue.open({ dataFolder: tree.data }).answer(id, "once");
     const other = await client.callTool({
@@ -208,7 +208,7 @@ describe("approvals out of band", () => {
 
   it("skillgate approve ID from the CLI lets the same call run", async () => {
     const tree = mcpTree();
-    const { client } = await connectClient(openHost(tree));
+    const { client } = await connectClient(await openHost(tree));
     const id = requestIdOf(resultText(await client.callTool(echoCall)));
     const approved = await runCaptured([...tree.flags, "approve", id]);
     expect(approved.code, approved.err).toBe(0);
@@ -218,7 +218,7 @@ describe("approvals out of band", () => {
 
   it("skillgate decline ID: the same call is then declined", async () => {
     const tree = mcpTree();
-    const { client } = await connectClient(openHost(tree));
+    const { client } = await connectClient(await openHost(tree));
     const id = requestIdOf(resultText(await client.callTool(echoCall)));
     expect((await runCaptured([...tree.flags, "decline", id])).code).toBe(0);
     expect((await client.callTool(echoCall))._meta?.status).toBe("declined");
@@ -233,7 +233,7 @@ describe("owner rules", () => {
       "runners:\n  local:\n    trusted: [echo, wipe]\npolicy:\n  rules:\n    - name: no-echo\n      priority: 100\n      effect: deny\n      skill: echo\n",
     );
     const elicit = answering();
-    const { client } = await connectClient(openHost(tree), { elicit: elicit.handler });
+    const { client } = await connectClient(await openHost(tree), { elicit: elicit.handler });
     const result = await client.callTool(echoCall);
     expect(result.isError).toBe(true);
     expect(result._meta?.status).toBe("denied");

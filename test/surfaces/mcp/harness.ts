@@ -101,8 +101,8 @@ export function mcpTree(): McpTree {
 }
 
 /** A host over `tree`, closed after the test; no catalog watch unless asked for. */
-export function openHost(tree: McpTree, options: Partial<McpHostOptions> = {}): McpHost {
-  const host = McpHost.open({
+export async function openHost(tree: McpTree, options: Partial<McpHostOptions> = {}): Promise<McpHost> {
+  const host = await McpHost.open({
     config: tree.config,
     data: tree.data,
     roots: [tree.project],

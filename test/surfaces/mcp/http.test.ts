@@ -30,7 +30,7 @@ const initialize = {
 
 async function served(options: Parameters<typeof serveHttp>[1] = {}) {
   const tree = mcpTree();
-  const host = openHost(tree);
+  const host = await openHost(tree);
   const server = await serveHttp(host, { port: 0, ...options });
   closing.push(() => server.close());
   return { tree, host, server };
@@ -210,7 +210,7 @@ describe("MCP over Streamable HTTP", () => {
 
   it("refuses to bind a non-loopback address without a token, and serves it with one", async () => {
     const tree = mcpTree();
-    const host = openHost(tree);
+    const host = await openHost(tree);
     const refused = await serveHttp(host, { host: "0.0.0.0", port: 0 }).then(
       () => undefined,
       (error: unknown) => error,

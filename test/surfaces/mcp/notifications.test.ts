@@ -29,7 +29,7 @@ function listChanges(client: Awaited<ReturnType<typeof connectClient>>["client"]
 describe("list_changed notifications", () => {
   it("declares listChanged for tools and resources", async () => {
     const tree = mcpTree();
-    const { client } = await connectClient(openHost(tree));
+    const { client } = await connectClient(await openHost(tree));
     expect(client.getServerCapabilities()).toMatchObject({
       tools: { listChanged: true },
       resources: { listChanged: true },
@@ -38,7 +38,7 @@ describe("list_changed notifications", () => {
 
   it("a new skill folder written on disk is announced to every session by the catalog watch", async () => {
     const tree = mcpTree();
-    const host = openHost(tree, { watchIntervalMs: 50 });
+    const host = await openHost(tree, { watchIntervalMs: 50 });
     const first = await connectClient(host);
     const second = await connectClient(host);
     const announced = [listChanges(first.client), listChanges(second.client)];
@@ -52,7 +52,7 @@ describe("list_changed notifications", () => {
   it("a changed script of an offered skill is announced too", async () => {
     const tree = mcpTree();
     // A watch whose timer never fires here: the test looks itself.
-    const host = openHost(tree, { watchIntervalMs: 3_600_000 });
+    const host = await openHost(tree, { watchIntervalMs: 3_600_000 });
     const { client } = await connectClient(host);
     const announced = listChanges(client);
     expect(host.checkCatalog()).toBeUndefined();
@@ -68,7 +68,7 @@ describe("list_changed notifications", () => {
 describe("the catalog kept by revision", () => {
   it("tool calls on an unchanged tree compare the revision and walk nothing", async () => {
     const tree = mcpTree();
-    const host = openHost(tree, { watchIntervalMs: 3_600_000 });
+    const host = await openHost(tree, { watchIntervalMs: 3_600_000 });
     const { client } = await connectClient(host);
     await client.callTool({ name: "load_skill", arguments: { skill: "notes" } });
     const runs = host.skillgate.catalog.discoveryRuns;
@@ -80,7 +80,7 @@ describe("the catalog kept by revision", () => {
 
   it("without a watch every call looks at the tree again", async () => {
     const tree = mcpTree();
-    const host = openHost(tree);
+    const host = await openHost(tree);
     const { client } = await connectClient(host);
     const runs = host.skillgate.catalog.discoveryRuns;
     await client.callTool({ name: "load_skill", arguments: { skill: "notes" } });
@@ -91,7 +91,7 @@ describe("the catalog kept by revision", () => {
 describe("store edits", () => {
   it("enabling, editing and disabling a stored skill are each announced, and each is seen by the next call", async () => {
     const tree = mcpTree();
-    const host = openHost(tree, { watchIntervalMs: 3_600_000 });
+    const host = await openHost(tree, { watchIntervalMs: 3_600_000 });
     const { client } = await connectClient(host);
     const store = await host.skillgate.openStore();
     const created = await store.create("stored", {
@@ -127,7 +127,7 @@ describe("the end of a session", () => {
     const extensions = new Registry().on("stop", (payload) => {
       stopped.push(payload);
     });
-    const host = openHost(tree, { extensions });
+    const host = await openHost(tree, { extensions });
     const { session } = await connectClient(host);
     await host.closeSession(session.id);
     expect(stopped).toEqual([
@@ -146,8 +146,8 @@ describe("extensions", () => {
       "export function setup(reg) { reg.tool({ name: 'shout', description: 'Upper-case.', tier: 'read', execute: ({ text }) => String(text).toUpperCase() }); }\n",
     );
     const extensions = new Registry();
-    const host = openHost(tree, { extensions });
-    expect(await host.loadExtensions()).toEqual(["shout.js: 1 tool(s), 0 skill(s), 0 command(s)"]);
+    const host = await openHost(tree, { extensions });
+    expect(host.extensionNotes).toEqual(["shout.js: 1 tool(s), 0 skill(s), 0 command(s)"]);
     const { client } = await connectClient(host);
     expect((await client.listTools()).tools.map((tool) => tool.name)).toContain("shout");
     expect(await client.callTool({ name: "shout", arguments: { text: "hi" } })).toMatchObject({

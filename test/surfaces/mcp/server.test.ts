@@ -17,7 +17,7 @@ const sha256 = (bytes: Buffer | string) => createHash("sha256").update(bytes).di
 describe("tools over MCP", () => {
   it("lists the turn's tools with their JSON Schemas unchanged and hints from their tiers", async () => {
     const tree = mcpTree();
-    const host = openHost(tree);
+    const host = await openHost(tree);
     const { client, session } = await connectClient(host);
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(session.turn.tools.map((tool) => tool.name));
@@ -43,7 +43,7 @@ describe("tools over MCP", () => {
 
   it("calls the read tools through the broker and answers with their text", async () => {
     const tree = mcpTree();
-    const { client } = await connectClient(openHost(tree));
+    const { client } = await connectClient(await openHost(tree));
     const calls: Array<[string, Record<string, unknown>, string]> = [
       ["load_skill", { skill: "notes" }, '<skill name="notes">'],
       ["read_skill_resource", { skill: "notes", path: "references/guide.md" }, "Über alles."],
@@ -63,7 +63,7 @@ describe("tools over MCP", () => {
 
   it("runs a read-tier script in the sandbox without asking", async () => {
     const tree = mcpTree();
-    const { client } = await connectClient(openHost(tree));
+    const { client } = await connectClient(await openHost(tree));
     const result = await client.callTool({
       name: "run_skill_script",
       arguments: { skill: "notes", script: "scripts/noop.py", arguments: {} },
@@ -74,7 +74,7 @@ describe("tools over MCP", () => {
 
   it("saves a draft, reads it back, lists it, and records a chat review", async () => {
     const tree = mcpTree();
-    const { client, session } = await connectClient(openHost(tree));
+    const { client, session } = await connectClient(await openHost(tree));
     const draft = await client.callTool({
       name: "draft_skill",
       arguments: {
@@ -105,7 +105,7 @@ describe("tools over MCP", () => {
 
   it("answers bad input, an unknown tool and a non-object arguments value as error results, not protocol errors", async () => {
     const tree = mcpTree();
-    const { client } = await connectClient(openHost(tree));
+    const { client } = await connectClient(await openHost(tree));
     const cases: Array<[string, unknown, string]> = [
       ["load_skill", {}, "HOST:"],
       ["load_skill", { skill: 5 }, "HOST:"],
@@ -138,7 +138,7 @@ describe("tools over MCP", () => {
         "scripts/slow.py": `import time\nopen(${JSON.stringify(started)}, "w").close()\ntime.sleep(600)\n`,
       },
     });
-    const host = openHost(tree);
+    const host = await openHost(tree);
     const { client, session } = await connectClient(host);
     const controller = new AbortController();
     const call = client.callTool(
@@ -161,7 +161,7 @@ describe("tools over MCP", () => {
 
   it("denies a change in plan mode with the rule's HOST: message", async () => {
     const tree = mcpTree();
-    const { client } = await connectClient(openHost(tree, { mode: "plan" }));
+    const { client } = await connectClient(await openHost(tree, { mode: "plan" }));
     const result = await client.callTool({
       name: "run_skill_script",
       arguments: { skill: "echo", script: "scripts/echo.py", arguments: { x: 1 } },
@@ -179,7 +179,7 @@ describe("tools over MCP", () => {
 describe("resources over MCP", () => {
   it("lists every offered skill's files with media type, size and SHA-256", async () => {
     const tree = mcpTree();
-    const { client } = await connectClient(openHost(tree));
+    const { client } = await connectClient(await openHost(tree));
     const { resources } = await client.listResources();
     const byUri = new Map(resources.map((resource) => [resource.uri, resource]));
     expect([...byUri.keys()]).toEqual([
@@ -209,7 +209,7 @@ describe("resources over MCP", () => {
 
   it("reads text as text and binary as base64, each with the digest of exactly what it returned", async () => {
     const tree = mcpTree();
-    const { client } = await connectClient(openHost(tree));
+    const { client } = await connectClient(await openHost(tree));
     const text = await client.readResource({ uri: "skill://notes/references/guide.md" });
     const [guide] = text.contents;
     expect(guide).toMatchObject({ uri: "skill://notes/references/guide.md", mimeType: "text/markdown" });
@@ -225,7 +225,7 @@ describe("resources over MCP", () => {
 
   it("refuses path traversal in every spelling with path_not_allowed", async () => {
     const tree = mcpTree();
-    const { client } = await connectClient(openHost(tree));
+    const { client } = await connectClient(await openHost(tree));
     const hostile = [
       "skill://notes/../echo/SKILL.md",
       "skill://notes/%2e%2e/echo/SKILL.md",
@@ -258,7 +258,7 @@ describe("resources over MCP", () => {
 
   it("refuses files that are not an offered skill's listed files with not_found", async () => {
     const tree = mcpTree();
-    const { client } = await connectClient(openHost(tree));
+    const { client } = await connectClient(await openHost(tree));
     for (const uri of [
       "skill://ghost/SKILL.md",
       "skill://notes/missing.md",
@@ -279,7 +279,7 @@ describe("resources over MCP", () => {
     const tree = mcpTree();
     symlinkSync("/etc/hostname", join(tree.skills, "notes", "references", "link.md"));
     writeFileSync(join(tree.skills, "notes", "assets", "big.bin"), Buffer.alloc(1024 * 1024 + 1, 1));
-    const { client } = await connectClient(openHost(tree));
+    const { client } = await connectClient(await openHost(tree));
     const { resources } = await client.listResources();
     expect(resources.map((resource) => resource.uri)).not.toContain("skill://notes/references/link.md");
     const big = resources.find((resource) => resource.uri === "skill://notes/assets/big.bin");
@@ -298,7 +298,7 @@ describe("resources over MCP", () => {
 
   it("a skill removed during the session is no longer listed or read", async () => {
     const tree = mcpTree();
-    const { client } = await connectClient(openHost(tree));
+    const { client } = await connectClient(await openHost(tree));
     expect((await client.readResource({ uri: "skill://wipe/SKILL.md" })).contents).toHaveLength(1);
     rmSync(join(tree.skills, "wipe"), { recursive: true });
     const { resources } = await client.listResources();
@@ -315,7 +315,7 @@ describe("resources over MCP", () => {
     for (let index = 0; index < 600; index += 1)
       files[`references/r${String(index).padStart(3, "0")}.md`] = `${index}\n`;
     writeSkill(tree.skills, "many", { files });
-    const { client } = await connectClient(openHost(tree));
+    const { client } = await connectClient(await openHost(tree));
     const first = await client.listResources();
     expect(first.resources).toHaveLength(RESOURCES_PAGE_SIZE);
     expect(first.nextCursor).toBe(String(RESOURCES_PAGE_SIZE));
@@ -329,7 +329,7 @@ describe("resources over MCP", () => {
 
   it("serves the skill index as the skill-index prompt", async () => {
     const tree = mcpTree();
-    const { client, session } = await connectClient(openHost(tree));
+    const { client, session } = await connectClient(await openHost(tree));
     const { prompts } = await client.listPrompts();
     expect(prompts.map((prompt) => prompt.name)).toEqual([SKILL_INDEX_PROMPT]);
     const prompt = await client.getPrompt({ name: SKILL_INDEX_PROMPT });

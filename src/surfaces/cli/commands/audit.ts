@@ -5,7 +5,7 @@ import { AUDIT_FOLDER } from "../../../observe/audit-log.js";
 import { queryAuditFolder } from "../../../observe/audit-read.js";
 import type { AuditEvent } from "../../../observe/events.js";
 import { skillgateOptions } from "../context.js";
-import { type CliOutput, type Style, table } from "../output.js";
+import { type CliOutput, printJson, type Style, table } from "../output.js";
 import { positiveInteger } from "../parse.js";
 
 /** Events the table shows when no `--limit` is given; `--json` prints every match unless limited. */
@@ -19,12 +19,14 @@ interface AuditOptions {
   readonly since?: string;
   readonly limit?: number;
   readonly json?: boolean;
+  readonly jsonl?: boolean;
 }
 
 /**
  * `skillgate audit [--chat ID | --job ID] [--skill NAME] [--tool NAME] [--since TIME]
- * [--limit N] [--json]`: the audit log of the data folder, oldest first and newest last, as
- * a table or as JSON lines (one event per line, the file's own form).
+ * [--limit N] [--json | --jsonl]`: the audit log of the data folder, oldest first and newest
+ * last, as a table, as one JSON array (`--json`, like every other command's `--json`), or as
+ * JSON lines (`--jsonl`, one event per line, the file's own form, for `jq -c` and streaming).
  */
 export function registerAudit(program: Command, output: CliOutput): void {
   program
@@ -37,13 +39,19 @@ export function registerAudit(program: Command, output: CliOutput): void {
     .option("--since <time>", "only events at or after this ISO date and time", isoTime("--since"))
     .option(
       "--limit <n>",
-      `the newest N events (default ${DEFAULT_AUDIT_TABLE_LIMIT} for the table, all for --json)`,
+      `the newest N events (default ${DEFAULT_AUDIT_TABLE_LIMIT} for the table, all for --json and --jsonl)`,
       positiveInteger("--limit"),
     )
-    .option("--json", "print JSON lines, one event per line")
+    .option("--json", "print one JSON array of the events")
+    .addOption(
+      new Option("--jsonl", "print JSON lines: one event per line, as the log file holds them").conflicts(
+        "json",
+      ),
+    )
     .action((options: AuditOptions, command: Command) => {
       const data = resolveFolders(skillgateOptions(command)).data;
-      const limit = options.limit ?? (options.json ? undefined : DEFAULT_AUDIT_TABLE_LIMIT);
+      const machine = options.json === true || options.jsonl === true;
+      const limit = options.limit ?? (machine ? undefined : DEFAULT_AUDIT_TABLE_LIMIT);
       const events = queryAuditFolder(join(data, AUDIT_FOLDER), {
         ...(options.chat !== undefined ? { chat: options.chat } : {}),
         ...(options.job !== undefined ? { job: options.job } : {}),
@@ -53,6 +61,10 @@ export function registerAudit(program: Command, output: CliOutput): void {
         ...(limit !== undefined ? { limit } : {}),
       });
       if (options.json) {
+        printJson(output, events);
+        return;
+      }
+      if (options.jsonl) {
         output.out(events.map((event) => `${JSON.stringify(event)}\n`).join(""));
         return;
       }

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { runSkillgateDoctor, type SkillgateDoctorReport } from "../../../app/doctor.js";
 import { mcpSelfCheck } from "../../mcp/self-check.js";
-import { catalogOptions, type GlobalOptions } from "../context.js";
+import { type GlobalOptions, skillgateOptions } from "../context.js";
 import { type CliOutput, paint, printJson } from "../output.js";
 
 /** `skillgate doctor [--json]`: folders, counts, every problem with its fix; exit 1 on problems. */
@@ -13,7 +13,7 @@ export function registerDoctor(program: Command, output: CliOutput): void {
     )
     .option("--json", "print JSON")
     .action(async (options: { json?: boolean }, command: Command) => {
-      const base = await runSkillgateDoctor(catalogOptions(command));
+      const base = await runSkillgateDoctor(skillgateOptions(command));
       // A broken configuration is already the report's problem; skillgate mcp would only repeat it.
       const report = withMcpCheck(base, base.configFile === "" ? undefined : await checkMcp(command));
       process.exitCode = report.ok ? 0 : 1;
@@ -85,6 +85,7 @@ async function checkMcp(command: Command): Promise<{ ok: boolean; detail: string
     ...(options.config !== undefined ? ["--config", options.config] : []),
     ...(options.data !== undefined ? ["--data", options.data] : []),
     ...(options.builtins === false ? ["--no-builtins"] : []),
+    ...(options.projectExtensions === true ? ["--project-extensions"] : []),
   ];
   return mcpSelfCheck({ globalArguments });
 }

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { explainSkill } from "../../../catalog/explain.js";
 import { NotFoundError } from "../../../core/errors.js";
 import { grant } from "../../../skill/content-hash.js";
-import { openCatalog } from "../context.js";
+import { catalogFromFlags } from "../context.js";
 import { type CliOutput, decisionStyle, paint, printJson } from "../output.js";
 import { decisionJson } from "./list.js";
 
@@ -15,8 +15,8 @@ export function registerExplain(program: Command, output: CliOutput): void {
     )
     .argument("<name>", "a skill name, a unique prefix, or a unique part of a name")
     .option("--json", "print JSON")
-    .action((name: string, options: { json?: boolean }, command: Command) => {
-      const result = explainSkill(openCatalog(command).discover(), name);
+    .action(async (name: string, options: { json?: boolean }, command: Command) => {
+      const result = explainSkill((await catalogFromFlags(command, output)).catalog.discover(), name);
       if (!result.found) throw new NotFoundError("skill", name, [...result.candidates]);
       const { explanation } = result;
       const { decision } = explanation;

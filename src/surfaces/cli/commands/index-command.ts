@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { availableSkillsXml } from "../../../catalog/available-skills-xml.js";
 import { describeSkillIndex } from "../../../catalog/skill-index.js";
-import { openCatalog } from "../context.js";
+import { catalogFromFlags } from "../context.js";
 import { type CliOutput, printJson } from "../output.js";
 import { positiveInteger } from "../parse.js";
 
@@ -13,8 +13,8 @@ export function registerIndex(program: Command, output: CliOutput): void {
     .option("--budget <chars>", "the most characters the index may take", positiveInteger("--budget"))
     .option("--xml", "print the <available_skills> XML of the Agent Skills reference library instead")
     .option("--json", "print JSON: the text, the skills listed and how many were left out")
-    .action((options: { budget?: number; xml?: boolean; json?: boolean }, command: Command) => {
-      const catalog = openCatalog(command);
+    .action(async (options: { budget?: number; xml?: boolean; json?: boolean }, command: Command) => {
+      const { catalog } = await catalogFromFlags(command, output);
       const skills = catalog.discover().skills;
       if (options.xml) {
         output.out(`${availableSkillsXml(skills)}\n`);

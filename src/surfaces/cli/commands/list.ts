@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { SkillDecision } from "../../../catalog/decisions.js";
-import { openCatalog } from "../context.js";
+import { catalogFromFlags } from "../context.js";
 import { type CliOutput, decisionStyle, paint, printJson, table } from "../output.js";
 
 /** The stable JSON shape of one decision (documented in docs/cli.md). */
@@ -29,8 +29,8 @@ export function registerList(program: Command, output: CliOutput): void {
     )
     .option("-a, --all", "include shadowed, disabled and rejected skills")
     .option("--json", "print JSON")
-    .action((options: { all?: boolean; json?: boolean }, command: Command) => {
-      const result = openCatalog(command).discover();
+    .action(async (options: { all?: boolean; json?: boolean }, command: Command) => {
+      const result = (await catalogFromFlags(command, output)).catalog.discover();
       const shown = result.decisions.filter(
         (decision) =>
           options.all || decision.decision === "registered" || decision.decision === "display_only",

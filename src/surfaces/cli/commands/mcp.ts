@@ -1,8 +1,5 @@
 import { type Command, InvalidArgumentError as CommanderArgumentError } from "commander";
 import { DEFAULT_WATCH_INTERVAL_MS } from "../../../catalog/watch.js";
-import { McpHost } from "../../mcp/host.js";
-import { serveHttp } from "../../mcp/http.js";
-import { serveStdio } from "../../mcp/stdio.js";
 import { skillgateOptions } from "../context.js";
 import type { CliOutput } from "../output.js";
 import { positiveInteger } from "../parse.js";
@@ -56,13 +53,15 @@ export function registerMcp(program: Command, output: CliOutput): void {
     .action(async (options: McpOptions, command: Command) => {
       if (!options.http && (options.host !== undefined || options.port !== undefined))
         command.error("--host and --port need --http");
-      const host = McpHost.open({
+      // The MCP SDK and the whole app load only when this command runs.
+      const { McpHost } = await import("../../mcp/host.js");
+      const host = await McpHost.open({
         ...skillgateOptions(command),
         ...(options.plan ? { mode: "plan" as const } : {}),
         watchIntervalMs:
           options.watch === false ? false : (options.watchInterval ?? DEFAULT_WATCH_INTERVAL_MS),
+        watchExtensions: options.watch !== false,
       });
-      await host.loadExtensions({ watch: options.watch !== false });
       const stop = new AbortController();
       const onSignal = (): void => stop.abort();
       process.once("SIGINT", onSignal);
@@ -70,6 +69,7 @@ export function registerMcp(program: Command, output: CliOutput): void {
       try {
         if (options.http) {
           const token = options.token ?? process.env.SKILLGATE_MCP_TOKEN;
+          const { serveHttp } = await import("../../mcp/http.js");
           const server = await serveHttp(host, {
             ...(options.host !== undefined ? { host: options.host } : {}),
             port: options.port ?? DEFAULT_MCP_PORT,
@@ -80,6 +80,7 @@ export function registerMcp(program: Command, output: CliOutput): void {
           await server.close();
         } else {
           keepStdoutForProtocol();
+          const { serveStdio } = await import("../../mcp/stdio.js");
           const server = await serveStdio(host);
           stop.signal.addEventListener("abort", () => void server.close(), { once: true });
           await server.closed;

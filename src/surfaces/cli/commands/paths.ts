@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
 import { CONFIG_FILE } from "../../../config/config.js";
-import { openCatalog } from "../context.js";
+import { catalogFromFlags } from "../context.js";
 import { type CliOutput, paint, printJson } from "../output.js";
 
 /** `skillgate paths [--json]`: the config, data and skill folders in use, in precedence order. */
@@ -11,8 +11,8 @@ export function registerPaths(program: Command, output: CliOutput): void {
     .command("paths")
     .description("show the config, data and skill folders in use (skill folders lowest precedence first)")
     .option("--json", "print JSON")
-    .action((options: { json?: boolean }, command: Command) => {
-      const catalog = openCatalog(command);
+    .action(async (options: { json?: boolean }, command: Command) => {
+      const { catalog } = await catalogFromFlags(command, output);
       const folders = catalog.folderSources().map((source) => ({
         source: source.source,
         folder: source.folder,

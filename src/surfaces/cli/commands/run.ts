@@ -41,7 +41,7 @@ export function registerRun(program: Command, output: CliOutput): void {
       const approval: ApprovalMode = options.always ? "always" : options.yes ? "once" : "ask";
       const controller = new AbortController();
       const onInterrupt = (): void => controller.abort();
-      process.once("SIGINT", onInterrupt);
+      process.on("SIGINT", onInterrupt);
       try {
         const outcome = await runSkillScript(skillgateOptions(command), {
           skill,

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { searchSkills } from "../../../catalog/search.js";
-import { openCatalog } from "../context.js";
+import { catalogFromFlags } from "../context.js";
 import { type CliOutput, printJson, table } from "../output.js";
 import { positiveInteger } from "../parse.js";
 
@@ -12,8 +12,12 @@ export function registerSearch(program: Command, output: CliOutput): void {
     .argument("<query...>", "words describing the task")
     .option("--limit <n>", "how many results", positiveInteger("--limit"), 10)
     .option("--json", "print JSON")
-    .action((words: string[], options: { limit: number; json?: boolean }, command: Command) => {
-      const hits = searchSkills(openCatalog(command).discover().skills, words.join(" "), options.limit);
+    .action(async (words: string[], options: { limit: number; json?: boolean }, command: Command) => {
+      const hits = searchSkills(
+        (await catalogFromFlags(command, output)).catalog.discover().skills,
+        words.join(" "),
+        options.limit,
+      );
       if (options.json) {
         printJson(output, {
           results: hits.map((hit) => ({

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { listDrafts } from "../../../store/drafts/index.js";
 import { applyEditPlan, diffPlan, getPlan, listPlans, rejectEditPlan } from "../../../store/edits/index.js";
-import { openSkillgate } from "../context.js";
+import { openStoreFromFlags } from "../context.js";
 import { type CliOutput, paint, printJson, table } from "../output.js";
 
 /**
@@ -15,7 +15,7 @@ export function registerStoreReview(store: Command, output: CliOutput): void {
     .description("list the skills the assistant drafted, with their chats, rationale and review warnings")
     .option("--json", "print JSON")
     .action(async (options: { json?: boolean }, command: Command) => {
-      const drafts = await listDrafts(await openSkillgate(command).openStore());
+      const drafts = await listDrafts(await openStoreFromFlags(command));
       if (options.json) return printJson(output, { drafts });
       if (drafts.length === 0) return output.out("No drafts.\n");
       for (const draft of drafts) {
@@ -39,7 +39,7 @@ export function registerStoreReview(store: Command, output: CliOutput): void {
     .description("list the edit plans waiting for your approval")
     .option("--json", "print JSON")
     .action(async (options: { json?: boolean }, command: Command) => {
-      const plans = await listPlans(await openSkillgate(command).openStore());
+      const plans = await listPlans(await openStoreFromFlags(command));
       if (options.json) return printJson(output, { plans });
       if (plans.length === 0) return output.out("No edit plans are waiting.\n");
       const rows = plans.map((plan) => [
@@ -58,7 +58,7 @@ export function registerStoreReview(store: Command, output: CliOutput): void {
     .argument("<plan>")
     .option("--json", "print JSON (the whole plan)")
     .action(async (id: string, options: { json?: boolean }, command: Command) => {
-      const opened = await openSkillgate(command).openStore();
+      const opened = await openStoreFromFlags(command);
       if (options.json) return printJson(output, await getPlan(opened, id));
       const diff = await diffPlan(opened, id);
       output.out(output.color ? colourDiff(output, diff) : diff.endsWith("\n") ? diff : `${diff}\n`);
@@ -72,7 +72,7 @@ export function registerStoreReview(store: Command, output: CliOutput): void {
     .argument("<plan>")
     .option("--json", "print JSON")
     .action(async (id: string, options: { json?: boolean }, command: Command) => {
-      const applied = await applyEditPlan(await openSkillgate(command).openStore(), id);
+      const applied = await applyEditPlan(await openStoreFromFlags(command), id);
       if (options.json) return printJson(output, { plan: applied.plan.id, result: applied.result });
       output.out(
         `${applied.plan.skill}: plan ${id} applied; hash ${applied.result.hash}; revision ${applied.result.revision}\n`,
@@ -85,7 +85,7 @@ export function registerStoreReview(store: Command, output: CliOutput): void {
     .argument("<plan>")
     .option("--json", "print JSON")
     .action(async (id: string, options: { json?: boolean }, command: Command) => {
-      const plan = await rejectEditPlan(await openSkillgate(command).openStore(), id);
+      const plan = await rejectEditPlan(await openStoreFromFlags(command), id);
       if (options.json) return printJson(output, { plan: plan.id, rejected: true });
       output.out(`${plan.skill}: plan ${id} rejected\n`);
     });

@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { grant } from "../../../skill/content-hash.js";
 import { importGithub, importZip } from "../../../store/importers.js";
 import type { ChangeResult } from "../../../store/store-types.js";
-import { openSkillgate } from "../context.js";
+import { openStoreFromFlags } from "../context.js";
 import { type CliOutput, paint, printJson, table } from "../output.js";
 import { registerStoreReview } from "./store-review.js";
 
@@ -21,7 +21,7 @@ export function registerStore(program: Command, output: CliOutput): void {
     .description("list stored and built-in skills with their state and hash")
     .option("--json", "print JSON")
     .action(async (options: { json?: boolean }, command: Command) => {
-      const skills = await (await openSkillgate(command).openStore()).list();
+      const skills = await (await openStoreFromFlags(command)).list();
       if (options.json) return printJson(output, { skills });
       const rows = skills.map((skill) => [
         skill.name,
@@ -41,7 +41,7 @@ export function registerStore(program: Command, output: CliOutput): void {
     .argument("<name>")
     .option("--json", "print JSON")
     .action(async (name: string, options: { json?: boolean }, command: Command) => {
-      const skill = await (await openSkillgate(command).openStore()).get(name);
+      const skill = await (await openStoreFromFlags(command)).get(name);
       if (options.json) return printJson(output, skill);
       const lines = [
         `${paint(output, "bold", skill.name)}: ${skill.enabled ? paint(output, "green", "enabled") : paint(output, "yellow", "disabled")} (${skill.source}${skill.origin ? `, from ${skill.origin}` : ""})`,
@@ -74,7 +74,7 @@ export function registerStore(program: Command, output: CliOutput): void {
     )
     .option("--json", "print JSON")
     .action(async (source: string, options: { githubApi: string; json?: boolean }, command: Command) => {
-      const opened = await openSkillgate(command).openStore();
+      const opened = await openStoreFromFlags(command);
       const progress = process.stderr.isTTY === true && !options.json;
       let result: ChangeResult;
       if (/^https?:\/\//i.test(source)) {
@@ -109,7 +109,7 @@ export function registerStore(program: Command, output: CliOutput): void {
     .requiredOption("--hash <hash>", "the 64-hex content hash you reviewed")
     .option("--json", "print JSON")
     .action(async (name: string, options: { hash: string; json?: boolean }, command: Command) => {
-      const result = await (await openSkillgate(command).openStore()).enable(name, { hash: options.hash });
+      const result = await (await openStoreFromFlags(command)).enable(name, { hash: options.hash });
       printChange(output, result, options.json === true, "enabled");
     });
 
@@ -119,7 +119,7 @@ export function registerStore(program: Command, output: CliOutput): void {
     .argument("<name>")
     .option("--json", "print JSON")
     .action(async (name: string, options: { json?: boolean }, command: Command) => {
-      const result = await (await openSkillgate(command).openStore()).disable(name);
+      const result = await (await openStoreFromFlags(command)).disable(name);
       printChange(output, result, options.json === true, "disabled");
     });
 
@@ -130,7 +130,7 @@ export function registerStore(program: Command, output: CliOutput): void {
     .argument("<to>")
     .option("--json", "print JSON")
     .action(async (from: string, to: string, options: { json?: boolean }, command: Command) => {
-      const result = await (await openSkillgate(command).openStore()).duplicate(from, to);
+      const result = await (await openStoreFromFlags(command)).duplicate(from, to);
       printChange(output, result, options.json === true, `duplicated from ${from}`);
     });
 
@@ -145,7 +145,7 @@ export function registerStore(program: Command, output: CliOutput): void {
         output.out("not deleted\n");
         return;
       }
-      const result = await (await openSkillgate(command).openStore()).deleteSkill(name);
+      const result = await (await openStoreFromFlags(command)).deleteSkill(name);
       if (options.json) printJson(output, { name, deleted: true, revision: result.revision });
       else output.out(`deleted ${name} (revision ${result.revision})\n`);
     });
