@@ -255,11 +255,22 @@ export function skillTools(environment: SkillToolsEnvironment): AnyTool[] {
   ];
 }
 
-/** The skill index of a turn: seed 003's block, naming load_skill and search_skills. */
+/**
+ * The tools a turn's skill index names, each with the input field it is named with
+ * (`load_skill(skill)`): the same names as the tools' schemas above, which a test checks.
+ */
+export const INDEX_TOOLS = {
+  read: { tool: "load_skill", field: "skill" },
+  search: { tool: "search_skills", field: "query" },
+} as const;
+
+/** The skill index of a turn: the catalog's block (docs/skills.md), naming load_skill and search_skills. */
 export function turnIndex(environment: SkillToolsEnvironment, budget: number): string {
   return skillIndex(environment.view.offered(), {
     budget,
-    readTool: "load_skill",
-    searchTool: "search_skills",
+    readTool: INDEX_TOOLS.read.tool,
+    readField: INDEX_TOOLS.read.field,
+    searchTool: INDEX_TOOLS.search.tool,
+    searchField: INDEX_TOOLS.search.field,
   });
 }
