@@ -8,6 +8,7 @@ import {
   type EditPlan,
   planEdit,
   readEditArguments,
+  rejectEditPlan,
 } from "../store/edits/index.js";
 import type { Store } from "../store/store.js";
 import { hostText } from "./call-texts.js";
@@ -247,8 +248,17 @@ function editSkillTool(
           skill: args.skillName,
           summary: `edit ${args.skillName}: ${args.reason}`,
           prepareApproval: async () => {
-            holder.plan = await planEdit(await environment.store(), args);
-            return { detail: holder.plan.diff, reference: holder.plan.id };
+            const store = await environment.store();
+            const plan = await planEdit(store, args);
+            holder.plan = plan;
+            return {
+              detail: plan.diff,
+              reference: plan.id,
+              hash: plan.baseHash,
+              discard: async () => {
+                await rejectEditPlan(store, plan.id);
+              },
+            };
           },
         },
       };

@@ -1,6 +1,7 @@
 import { canonicalJson, sha256Hex } from "../../core/hashing.js";
 import type { ApprovalAnswer, ApprovalRequest } from "../../policy/approvals.js";
 import { awaitingText, declinedText, errorKind, expiredText, hostText } from "../call-texts.js";
+import type { ApprovalDetail } from "../tool.js";
 import {
   type CallContext,
   type CallStage,
@@ -16,24 +17,39 @@ import type { RetryFrom } from "./call-types.js";
 export type AskOutcome =
   | ApprovalAnswer
   | "expired"
-  | { readonly deferred: string; readonly retryFrom?: RetryFrom };
+  | {
+      readonly deferred: string;
+      readonly retryFrom?: RetryFrom;
+      /** The call waits on an earlier request, not the one just opened. */
+      readonly earlier?: true;
+    };
 
 /**
  * Stage 5, ask: when the (narrowed) decision is ask, a person is asked. The subject first
  * makes what exactly is approved (an edit plan and its diff); a failure there refuses the
- * call. An "always" answer stores the grant for the scope; a decline, an expiry or a
- * deferral ends the call without running it. Any other decision passes through.
+ * call, and what it made is discarded again when nobody will approve it (a decline, an
+ * expiry, a wait on an earlier request). An "always" answer stores the grant for the scope;
+ * a decline, an expiry or a deferral ends the call without running it. Any other decision
+ * passes through.
  */
 export const askStage: CallStage = async (state, context) => {
   const decision = requireDecision(state);
   if (state.narrowed?.effect !== "ask") return next(state);
-  let approval: { detail: string; reference: string } | undefined;
+  // The digest is of the input as prepare made it, taken before the approval's detail is made
+  // (edit_skill keeps its plan beside its input): a retry of the same call has the same digest.
+  const inputDigest = sha256Hex(canonicalJson(state.input ?? null));
+  let approval: ApprovalDetail | undefined;
   try {
     approval = await state.subject.prepareApproval?.();
   } catch (error) {
     return end(state, { text: hostText(error), status: "refused", decision, errorKind: errorKind(error) });
   }
-  const answer = await askPerson(state, context, approval);
+  const answer = await askPerson(state, context, {
+    inputDigest,
+    ...(approval !== undefined ? { approval } : {}),
+  });
+  if (answer === "decline" || answer === "expired" || (typeof answer === "object" && answer.earlier))
+    await discard(approval);
   if (typeof answer === "object")
     return end(state, {
       text: awaitingText(answer.deferred, answer.retryFrom ?? "same-chat"),
@@ -56,19 +72,21 @@ export const askStage: CallStage = async (state, context) => {
 export async function askPerson(
   state: CallState,
   context: CallContext,
-  approval: { detail: string; reference: string } | undefined,
+  asked: { readonly inputDigest: string; readonly approval?: ApprovalDetail },
 ): Promise<AskOutcome> {
+  const { inputDigest, approval } = asked;
   const { subject, scope, grant } = state;
+  const hash = subject.hash ?? approval?.hash;
   const request = context.approvals.open({
     tool: state.tool.name,
     tier: subject.tier,
     scope: scopeOf(scope),
     summary: subject.summary,
     ...(subject.skill !== undefined ? { skill: subject.skill } : {}),
-    ...(subject.hash !== undefined ? { hash: subject.hash } : {}),
+    ...(hash !== undefined ? { hash } : {}),
     ...(grant !== undefined ? { grant } : {}),
     ...(approval !== undefined ? { detail: approval.detail, reference: approval.reference } : {}),
-    inputDigest: sha256Hex(canonicalJson(state.input ?? null)),
+    inputDigest,
   });
   context.record("approval-requested", subject);
   await context.hooks?.approvalAsked({ scope: scopeOf(scope), request });
@@ -96,12 +114,23 @@ export async function askPerson(
 function deferredTo(
   request: ApprovalRequest,
   given: "deferred" | { readonly deferred?: string; readonly retryFrom?: RetryFrom },
-): { deferred: string; retryFrom?: RetryFrom } {
+): { deferred: string; retryFrom?: RetryFrom; earlier?: true } {
   if (given === "deferred") return { deferred: request.id };
+  const earlier = given.deferred !== undefined && given.deferred !== request.id;
   return {
     deferred: given.deferred ?? request.id,
     ...(given.retryFrom !== undefined ? { retryFrom: given.retryFrom } : {}),
+    ...(earlier ? { earlier: true as const } : {}),
   };
+}
+
+/** Throws away an approval's detail nobody will approve; a failure leaves it to expire on its own. */
+async function discard(approval: ApprovalDetail | undefined): Promise<void> {
+  try {
+    await approval?.discard?.();
+  } catch {
+    // An edit plan that could not be removed now expires with its lifetime (docs/drafts-and-edits.md).
+  }
 }
 
 /** The approver's answer, or `expired` once the request's life has run out in real time. */

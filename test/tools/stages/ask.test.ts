@@ -155,6 +155,56 @@ describe("ask stage", () => {
     expect(asked).toHaveLength(1);
   });
 
+  it("what nobody will approve is discarded: a decline, an expiry, or a wait on an earlier request", async () => {
+    const waiting = "0b7e1c2a-3d4f-4a5b-8c6d-7e8f9a0b1c2d";
+    const cases: Array<[Awaited<ReturnType<Approver>>, boolean]> = [
+      ["decline", true],
+      ["expired", true],
+      [{ deferred: waiting }, true],
+      ["deferred", false],
+      ["once", false],
+    ];
+    for (const [answer, discarded] of cases) {
+      const thrown: string[] = [];
+      const state = askingState({
+        subject: {
+          ...RUN_SUBJECT,
+          prepareApproval: async () => ({
+            detail: "diff",
+            reference: "plan-1",
+            discard: async () => {
+              thrown.push("plan-1");
+            },
+          }),
+        },
+      });
+      await askStage(state, stageContext({ approve: answering(answer).approve }).context);
+      expect(thrown, JSON.stringify(answer)).toEqual(discarded ? ["plan-1"] : []);
+    }
+  });
+
+  it("a subject without a hash asks with the approval's hash; the digest does not depend on what prepareApproval made", async () => {
+    const { approve, asked } = answering("deferred");
+    const { hash: _none, ...unhashed } = RUN_SUBJECT;
+    // Each prepare makes a fresh holder beside the input, as edit_skill does.
+    const editing = (holder: { plan?: string } = {}): CallState =>
+      askingState({
+        input: { args: { skillName: "s" }, holder },
+        subject: {
+          ...unhashed,
+          prepareApproval: async () => {
+            holder.plan = `plan-${asked.length}`;
+            return { detail: "diff", reference: holder.plan, hash: HASH };
+          },
+        },
+      });
+    await askStage(editing(), stageContext({ approve }).context);
+    await askStage(editing(), stageContext({ approve }).context);
+    expect(asked.map((request) => request.hash)).toEqual([HASH, HASH]);
+    expect(asked[0]?.inputDigest).toBe(asked[1]?.inputDigest);
+    expect(asked.map((request) => request.reference)).toEqual(["plan-0", "plan-1"]);
+  });
+
   it("withDeadline answers expired when the approver outlives the request", async () => {
     expect(await withDeadline(new Promise<never>(() => {}), 0)).toBe("expired");
     expect(await withDeadline(Promise.resolve("once"), 60_000)).toBe("once");
