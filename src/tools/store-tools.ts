@@ -6,6 +6,8 @@ import {
   applyEditPlan,
   type EditArguments,
   type EditPlan,
+  getPlan,
+  listPlans,
   planEdit,
   readEditArguments,
   rejectEditPlan,
@@ -249,15 +251,20 @@ function editSkillTool(
           summary: `edit ${args.skillName}: ${args.reason}`,
           prepareApproval: async () => {
             const store = await environment.store();
-            const plan = await planEdit(store, args);
+            const { plan, made } = await planOnce(store, args);
             holder.plan = plan;
             return {
               detail: plan.diff,
               reference: plan.id,
               hash: plan.baseHash,
-              discard: async () => {
-                await rejectEditPlan(store, plan.id);
-              },
+              // Only a plan this call made is thrown away; one it shares with a waiting request stays.
+              ...(made
+                ? {
+                    discard: async () => {
+                      await rejectEditPlan(store, plan.id);
+                    },
+                  }
+                : {}),
             };
           },
         },
@@ -274,6 +281,33 @@ function editSkillTool(
       }
     },
   };
+}
+
+/**
+ * The plan for an edit, made once: a plan already waiting for the same change (same skill,
+ * base hash, resulting content and reason) is used instead of a second one, so the model's
+ * retry names the plan its waiting request names, and the plan the owner approved is the one
+ * written. `made` says whether this call made the plan.
+ */
+async function planOnce(store: Store, args: EditArguments): Promise<{ plan: EditPlan; made: boolean }> {
+  const plan = await planEdit(store, args);
+  const same = (await listPlans(store)).find(
+    (waiting) =>
+      waiting.id !== plan.id &&
+      waiting.skill === plan.skill &&
+      waiting.baseHash === plan.baseHash &&
+      waiting.resultHash === plan.resultHash &&
+      waiting.reason === plan.request.reason,
+  );
+  if (same === undefined) return { plan, made: true };
+  try {
+    const earlier = await getPlan(store, same.id);
+    await rejectEditPlan(store, plan.id);
+    return { plan: earlier, made: false };
+  } catch {
+    // The earlier plan went (applied, rejected, expired) meanwhile: this call's own plan stands.
+    return { plan, made: true };
+  }
 }
 
 /** The store tools: list_skills, get_skill (read), draft_skill (draft), edit_skill (skill-edit). */

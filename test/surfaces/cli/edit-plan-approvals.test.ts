@@ -40,7 +40,11 @@ async function setup() {
   const approvals = async () =>
     (JSON.parse((await sandbox.run(["approvals", "--json"])).out) as { approvals: ApprovalLike[] }).approvals;
   const plans = async () =>
-    (JSON.parse((await sandbox.run(["store", "plans", "--json"])).out) as { plans: { id: string }[] }).plans;
+    (
+      JSON.parse((await sandbox.run(["store", "plans", "--json"])).out) as {
+        plans: { id: string; resultHash: string }[];
+      }
+    ).plans;
   return { sandbox, queue, skillgate, store, baseHash: created.hash, edit, approvals, plans };
 }
 
@@ -130,8 +134,9 @@ describe("an edit plan answered in the store settles the approval request that a
   });
 
   it("`skillgate approve ID` on an edit's request: the model's identical retry applies the edit once", async () => {
-    const { sandbox, skillgate, store, baseHash, edit } = await setup();
+    const { sandbox, skillgate, store, baseHash, edit, plans } = await setup();
     const id = requestIdOf((await edit()).text);
+    const [shown] = await plans();
     expect((await sandbox.run(["approve", id])).code).toBe(0);
     const applied = await edit();
     expect(applied.status, applied.text).toBe("ok");
@@ -139,6 +144,9 @@ describe("an edit plan answered in the store settles the approval request that a
     const after = await store.get("notes");
     expect(after.hash).not.toBe(baseHash);
     expect(after.files.map((file) => file.path)).toContain("references/style.md");
+    // The plan written is the one the owner was shown; no second plan is left waiting.
+    expect(after.hash).toBe(shown?.resultHash);
+    expect(await plans()).toEqual([]);
     skillgate.close();
   });
 });
