@@ -1,7 +1,8 @@
 // What the model is told about a call that did not run or did not end well, and how the
-// audit names a failure: the broker's texts, shared with the tools that report errors.
-// Every text the broker (src/tools/broker.ts and its stages) builds for the model is here;
-// the argument table's exact messages are in arguments.ts (see docs/tools.md).
+// audit names a failure: the texts of the broker (src/tools/broker.ts and its stages), of
+// the turn and of each tool's own refusals. Two tables stay with their readers: the exact
+// argument messages in arguments.ts and the schema-mismatch sentences in input.ts (see
+// docs/tools.md, "The call path").
 import { describeError, isSkillgateError } from "../core/errors.js";
 import type { CallStatus } from "../observe/events.js";
 import type { PolicyDecision } from "../policy/decide.js";
@@ -33,7 +34,7 @@ export function declinedText(): string {
 /** What the model is told when a rule denied the call; a withdrawn skill gets the seed's own line. */
 export function denialText(decision: PolicyDecision, subject: CallSubject): string {
   if (decision.rule === "disabled-skills-never-run" && subject.skillRunnable === false)
-    return "HOST: that skill is no longer enabled.";
+    return SKILL_TEXTS.withdrawn;
   return `HOST: not allowed: ${decision.description} (rule ${decision.rule}).`;
 }
 
@@ -71,6 +72,56 @@ export const HOOK_REASONS = {
 /** What the model is told when it calls a tool the turn does not have. */
 export function unknownToolText(name: string, tools: readonly string[]): string {
   return `HOST: there is no tool named ${JSON.stringify(name)}. Tools: ${tools.join(", ")}.`;
+}
+
+/** A list of names for a refusal, `(none)` when empty. */
+function names(list: readonly string[]): string {
+  return list.join(", ") || "(none)";
+}
+
+/** The skill tools' refusals: `load_skill`, `read_skill_resource`, `read_skill`. */
+export const SKILL_TEXTS = {
+  /** The seed's own line for a skill offered when the turn began and gone now. */
+  withdrawn: "HOST: that skill is no longer enabled.",
+  unknown: (name: string, offered: readonly string[]) =>
+    `HOST: there is no skill named ${JSON.stringify(name)}. Skills you can use: ${names(offered)}.`,
+  noFiles: (skill: string) => `HOST: ${skill} has no files besides its instructions.`,
+  noSingleMatch: (name: string, skills: readonly string[]) =>
+    `HOST: no single skill matches ${JSON.stringify(name)}. Skills: ${names(skills)}.`,
+} as const;
+
+/** A skill file's refusals (`read_skill_resource`, `get_skill`). */
+export const FILE_TEXTS = {
+  noPath: 'HOST: send "path" as the file\'s path inside the skill, such as "references/guide.md".',
+  notRelative: 'HOST: path must be relative to the skill folder, such as "references/guide.md".',
+  badParts: 'HOST: path may not contain "..", "." or empty parts.',
+  notListed: (path: string, listed: readonly string[]) =>
+    `HOST: ${path} is not one of the skill's files. Files: ${names(listed)}.`,
+  link: (path: string) => `HOST: ${path} is a link; links are not read.`,
+  unreadable: (path: string, code: string | undefined) =>
+    `HOST: ${path} cannot be read (${code ?? "error"}).`,
+  notRegular: (path: string) => `HOST: ${path} is not a regular file.`,
+  binary: (path: string, bytes: number) =>
+    `HOST: ${path} is binary (${bytes} bytes); it cannot be shown as text.`,
+  /** `get_skill`'s shorter line for a stored binary file. */
+  storedBinary: (path: string, bytes: number) => `HOST: ${path} is binary (${bytes} bytes).`,
+} as const;
+
+/** `run_skill_script`'s refusals and the notes in a run's answer. */
+export const SCRIPT_TEXTS = {
+  noScripts: (skill: string) => `HOST: ${skill} has no scripts.`,
+  noSuchScript: (skill: string, script: string, scripts: readonly string[]) =>
+    `HOST: ${skill} has no script ${JSON.stringify(script)}. Scripts: ${names(scripts)}.`,
+  unreadableSkill: (skill: string) => `HOST: ${skill} cannot be read right now; tell its owner.`,
+  runnerRefused: "HOST: the runner refused to run this script.",
+  timedOut: (seconds: number) => `HOST: the script ran past its time limit (${seconds} s) and was stopped.`,
+  interrupted: "HOST: the run was interrupted before it finished; it will not be run again by itself.",
+  cut: (stream: "stdout" | "stderr") => `HOST: ${stream} was cut at the output limit.`,
+} as const;
+
+/** The chat tools' refusal for a chat or job the log does not hold. */
+export function unknownChatText(kind: string, chat: string): string {
+  return `HOST: there is no ${kind} ${JSON.stringify(chat)}.`;
 }
 
 /** A tool's output as text and status (plain text means `ok`). */

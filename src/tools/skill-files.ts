@@ -1,6 +1,7 @@
 import { isUtf8 } from "node:buffer";
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
+import { FILE_TEXTS } from "./call-texts.js";
 
 /** The most of one resource file shown to a model: 64 KiB, then a note. */
 export const MAX_RESOURCE_BYTES = 64 * 1024;
@@ -13,22 +14,22 @@ export function checkResourcePath(
   if (typeof path !== "string" || path.length === 0)
     return {
       ok: false,
-      message: 'HOST: send "path" as the file\'s path inside the skill, such as "references/guide.md".',
+      message: FILE_TEXTS.noPath,
     };
   if (path.startsWith("/") || /^[A-Za-z]:/.test(path) || path.includes("\\") || path.includes("\0")) {
     return {
       ok: false,
-      message: 'HOST: path must be relative to the skill folder, such as "references/guide.md".',
+      message: FILE_TEXTS.notRelative,
     };
   }
   const normalised = path.replace(/^\.\//, "");
   if (normalised.split("/").some((part) => part === ".." || part === "." || part === "")) {
-    return { ok: false, message: 'HOST: path may not contain "..", "." or empty parts.' };
+    return { ok: false, message: FILE_TEXTS.badParts };
   }
   if (!listed.includes(normalised)) {
     return {
       ok: false,
-      message: `HOST: ${normalised} is not one of the skill's files. Files: ${listed.join(", ") || "(none)"}.`,
+      message: FILE_TEXTS.notListed(normalised, listed),
     };
   }
   return { ok: true, path: normalised };
@@ -47,13 +48,11 @@ export function readResourceText(folder: string, path: string): string {
     );
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return code === "ELOOP"
-      ? `HOST: ${path} is a link; links are not read.`
-      : `HOST: ${path} cannot be read (${code ?? "error"}).`;
+    return code === "ELOOP" ? FILE_TEXTS.link(path) : FILE_TEXTS.unreadable(path, code);
   }
   try {
     const stats = fstatSync(descriptor);
-    if (!stats.isFile()) return `HOST: ${path} is not a regular file.`;
+    if (!stats.isFile()) return FILE_TEXTS.notRegular(path);
     const length = Math.min(stats.size, MAX_RESOURCE_BYTES);
     const buffer = Buffer.alloc(length);
     let filled = 0;
@@ -63,8 +62,7 @@ export function readResourceText(folder: string, path: string): string {
       filled += count;
     }
     const bytes = buffer.subarray(0, filled);
-    if (bytes.includes(0) || !isUtf8(trimPartialCharacter(bytes)))
-      return `HOST: ${path} is binary (${stats.size} bytes); it cannot be shown as text.`;
+    if (bytes.includes(0) || !isUtf8(trimPartialCharacter(bytes))) return FILE_TEXTS.binary(path, stats.size);
     const text = trimPartialCharacter(bytes).toString("utf8");
     return stats.size > length
       ? `${text}\n…[${stats.size - length} more bytes not shown; the file is ${stats.size} bytes]`

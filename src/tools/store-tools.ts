@@ -13,7 +13,7 @@ import {
   rejectEditPlan,
 } from "../store/edits/index.js";
 import type { Store } from "../store/store.js";
-import { hostText } from "./call-texts.js";
+import { FILE_TEXTS, hostText } from "./call-texts.js";
 import { checkResourcePath, MAX_RESOURCE_BYTES } from "./skill-files.js";
 import { readInput } from "./skill-tools.js";
 import type { AnyTool, PreparedCall, ToolDefinition } from "./tool.js";
@@ -98,7 +98,7 @@ function getSkill(environment: StoreToolsEnvironment): ToolDefinition<{ skill: s
         const checked = checkResourcePath(path, files);
         if (!checked.ok) return checked.message;
         const bytes = Buffer.from(await (await environment.store()).readFile(skill, checked.path));
-        if (bytes.includes(0)) return `HOST: ${checked.path} is binary (${bytes.length} bytes).`;
+        if (bytes.includes(0)) return FILE_TEXTS.storedBinary(checked.path, bytes.length);
         const text = bytes.subarray(0, MAX_RESOURCE_BYTES).toString("utf8");
         return bytes.length > MAX_RESOURCE_BYTES
           ? `${text}\n…[${bytes.length - MAX_RESOURCE_BYTES} more bytes not shown]`
