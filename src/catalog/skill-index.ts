@@ -8,8 +8,12 @@ export interface SkillIndexOptions {
   readonly budget?: number;
   /** The tool the model reads a skill with (default `read_skill`). */
   readonly readTool?: string;
+  /** The input field of {@link SkillIndexOptions.readTool} that takes the skill's name (default `name`, as `read_skill` has it). */
+  readonly readField?: string;
   /** The tool the model searches unlisted skills with (default `search_skills`). */
   readonly searchTool?: string;
+  /** The input field of {@link SkillIndexOptions.searchTool} that takes the words (default `query`). */
+  readonly searchField?: string;
 }
 
 /** The index block and what it left out. */
@@ -53,23 +57,24 @@ export function describeSkillIndex(
 ): SkillIndexResult {
   if (skills.length === 0) return { text: "", listed: [], unlisted: 0, descriptionLength: SKILL_DESC_MAX };
   const budget = options.budget ?? DEFAULT_INDEX_BUDGET;
-  const readTool = options.readTool ?? "read_skill";
-  const searchTool = options.searchTool ?? "search_skills";
+  // Each tool is named with the input field it takes, `tool(field)`, exactly as its schema has it.
+  const readCall = `${options.readTool ?? "read_skill"}(${options.readField ?? "name"})`;
+  const searchCall = `${options.searchTool ?? "search_skills"}(${options.searchField ?? "query"})`;
   const head = [
     "## Skills",
     "",
-    `Know-how available to you. Read one with \`${readTool}(name)\` when its description matches what you are about to do, *before* you do it.`,
+    `Know-how available to you. Read one with \`${readCall}\` when its description matches what you are about to do, *before* you do it.`,
     "",
   ].join("\n");
   const sorted = [...skills].sort(byName);
   for (let length = SKILL_DESC_MAX; length >= MIN_DESCRIPTION; length = shorter(length)) {
-    const text = render(head, sorted, length, 0, searchTool);
+    const text = render(head, sorted, length, 0, searchCall);
     if (text.length <= budget)
       return { text, listed: sorted.map((skill) => skill.name), unlisted: 0, descriptionLength: length };
     if (length === MIN_DESCRIPTION) break;
   }
   // Room for the lines: the budget less the heading and the longest possible trailer.
-  let room = budget - head.length - trailer(skills.length, searchTool).length;
+  let room = budget - head.length - trailer(skills.length, searchCall).length;
   const chosen: Skill[] = [];
   for (const skill of fairOrder(skills)) {
     const cost = line(skill, MIN_DESCRIPTION).length + 1;
@@ -80,7 +85,7 @@ export function describeSkillIndex(
   chosen.sort(byName);
   const unlisted = skills.length - chosen.length;
   return {
-    text: render(head, chosen, MIN_DESCRIPTION, unlisted, searchTool),
+    text: render(head, chosen, MIN_DESCRIPTION, unlisted, searchCall),
     listed: chosen.map((skill) => skill.name),
     unlisted,
     descriptionLength: MIN_DESCRIPTION,
@@ -95,10 +100,10 @@ function line(skill: Skill, descriptionLength: number): string {
   return `- \`${skill.name}\` -- ${clipDescription(skill.description, descriptionLength)}`;
 }
 
-function trailer(unlisted: number, searchTool: string): string {
+function trailer(unlisted: number, searchCall: string): string {
   if (unlisted === 0) return "";
   const count = `${unlisted} more skill${unlisted === 1 ? " is" : "s are"}`;
-  return `\n\n${count} not listed here. Call \`${searchTool}(query)\` with a few words about the task to find them.`;
+  return `\n\n${count} not listed here. Call \`${searchCall}\` with a few words about the task to find them.`;
 }
 
 function render(
@@ -106,10 +111,10 @@ function render(
   skills: readonly Skill[],
   descriptionLength: number,
   unlisted: number,
-  searchTool: string,
+  searchCall: string,
 ): string {
   const lines = skills.map((skill) => line(skill, descriptionLength));
-  return `${head}\n${lines.join("\n")}${trailer(unlisted, searchTool)}`;
+  return `${head}\n${lines.join("\n")}${trailer(unlisted, searchCall)}`;
 }
 
 // Sources from least to most specific, as discovery ranks them; any other source (a

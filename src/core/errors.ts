@@ -69,6 +69,7 @@ export type ErrorCode =
   | "approval_expired"
   | "approval_answer_not_offered"
   | "approval_already_answered"
+  | "approval_settled"
   | "approval_queue_full"
   // Listening for connections (skillgate mcp --http), see docs/mcp.md.
   | "port_in_use"

@@ -1,4 +1,5 @@
 import { type ErrorCode, SkillgateError } from "../core/errors.js";
+import type { SettledOutcome } from "./approval-queue-shape.js";
 import type { ApprovalAnswer } from "./approvals.js";
 
 /** The codes the approval queue refuses with; each is documented in docs/approvals.md. */
@@ -8,6 +9,7 @@ export type ApprovalQueueErrorCode = Extract<
   | "approval_expired"
   | "approval_answer_not_offered"
   | "approval_already_answered"
+  | "approval_settled"
   | "approval_queue_full"
 >;
 
@@ -60,6 +62,24 @@ export class ApprovalAnswerNotOfferedError extends ApprovalQueueError<{
 export class ApprovalAlreadyAnsweredError extends ApprovalQueueError<{ id: string }> {
   constructor(id: string) {
     super("approval_already_answered", `approval request ${id} has already been answered`, { id });
+  }
+}
+
+/**
+ * What the request asked about was settled another way: its edit plan was applied
+ * (`skillgate store approve PLAN`) or rejected. Nothing is left to approve.
+ */
+export class ApprovalSettledError extends ApprovalQueueError<{
+  id: string;
+  reference: string;
+  outcome: SettledOutcome;
+}> {
+  constructor(id: string, reference: string, outcome: SettledOutcome) {
+    super(
+      "approval_settled",
+      `approval request ${id} is settled: its edit plan ${reference} was already ${outcome}; there is nothing left to approve`,
+      { id, reference, outcome },
+    );
   }
 }
 

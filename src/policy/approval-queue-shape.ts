@@ -27,6 +27,40 @@ export interface RecordedAnswer {
   readonly answeredAt: number;
 }
 
+/** How what a request asked about was settled without its answer: its edit plan was applied or rejected. */
+export type SettledOutcome = "applied" | "rejected";
+
+/** The record that a request was settled another way: the plan it referenced, how, and when. */
+export interface RecordedSettlement {
+  readonly reference: string;
+  readonly outcome: SettledOutcome;
+  readonly settledAt: number;
+}
+
+/** The text of a settlement file. */
+export function settlementFileText(settlement: RecordedSettlement): string {
+  return `${JSON.stringify({ format: QUEUE_FORMAT, ...settlement })}\n`;
+}
+
+/** A settlement file's record, when the text is a valid settlement file. */
+export function readSettlementFile(text: string): RecordedSettlement | undefined {
+  const file = parse(text);
+  if (
+    !isPlainObject(file) ||
+    file.format !== QUEUE_FORMAT ||
+    !hasOnly(file, ["format", "reference", "outcome", "settledAt"])
+  )
+    return undefined;
+  const { reference, outcome, settledAt } = file;
+  if (
+    typeof reference !== "string" ||
+    (outcome !== "applied" && outcome !== "rejected") ||
+    !isTime(settledAt)
+  )
+    return undefined;
+  return { reference, outcome, settledAt };
+}
+
 /** The text of a request file. */
 export function requestFileText(request: ApprovalRequest): string {
   return `${JSON.stringify({ format: QUEUE_FORMAT, request })}\n`;

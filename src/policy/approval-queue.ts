@@ -9,6 +9,7 @@ import {
   ApprovalExpiredError,
   ApprovalNotFoundError,
   ApprovalQueueFullError,
+  ApprovalSettledError,
 } from "./approval-queue-errors.js";
 import {
   createFileOnce,
@@ -25,9 +26,13 @@ import {
   answerFileText,
   isApprovalId,
   type RecordedAnswer,
+  type RecordedSettlement,
   readAnswerFile,
   readRequestFile,
+  readSettlementFile,
   requestFileText,
+  type SettledOutcome,
+  settlementFileText,
   toApprovalRequest,
 } from "./approval-queue-shape.js";
 import type { ApprovalAnswer, ApprovalRequest } from "./approvals.js";
@@ -74,12 +79,18 @@ interface Entry {
   readonly answer?: RecordedAnswer;
   /** The request was taken (or is being taken) by a call. */
   readonly taken: boolean;
+  /** A settlement file exists (valid or not): what the request asked about was settled another way. */
+  readonly settled: boolean;
+  /** The settlement, when its file is valid. */
+  readonly settlement?: RecordedSettlement;
 }
 
-type FileKind = "request" | "answer" | "taken";
+type FileKind = "request" | "answer" | "taken" | "settled";
 
+// Longer suffixes first: `.answer.json` and `.settled.json` also end in `.json`.
 const SUFFIXES: ReadonlyArray<readonly [FileKind, string]> = [
   ["answer", ".answer.json"],
+  ["settled", ".settled.json"],
   ["request", ".json"],
   ["taken", ".taken"],
 ];
@@ -90,9 +101,10 @@ const SUFFIXES: ReadonlyArray<readonly [FileKind, string]> = [
  * client without elicitation, a server. The model's next identical call then finds the
  * answer and runs.
  *
- * One request is three files in `<data>/approvals/`: `<id>.json` (the request, written once),
- * `<id>.answer.json` (the answer, written once) and `<id>.taken` (the claim of the call that
- * used the answer). Every file is created exclusively, so an answer is given once and used
+ * One request is up to four files in `<data>/approvals/`: `<id>.json` (the request, written
+ * once), `<id>.answer.json` (the answer, written once), `<id>.taken` (the claim of the call
+ * that used the answer) and `<id>.settled.json` (what the request asked about, an edit plan,
+ * was applied or rejected another way; see {@link ApprovalQueue.settle}). Every file is created exclusively, so an answer is given once and used
  * once, even with several processes on the same folder. Each request expires at its own
  * `expiresAt`; expired requests are removed when the folder is next read. Files that are not
  * exactly what the queue writes (bad JSON, wrong shapes, too large, symbolic links) are
@@ -135,14 +147,15 @@ export class ApprovalQueue {
   /** Requests waiting for an answer, oldest first. Expired requests are removed from disk. */
   pending(): ApprovalRequest[] {
     return this.#sweep()
-      .filter((entry) => !entry.answered && !entry.taken)
+      .filter((entry) => !entry.answered && !entry.taken && !entry.settled)
       .map((entry) => entry.request);
   }
 
   /**
    * Answers a waiting request. Throws `invalid_argument` for an id that is not a request id,
-   * `approval_not_found`, `approval_expired`, `approval_already_answered`, or
-   * `approval_answer_not_offered` (say "always" for `edit_skill`); nothing changes then.
+   * `approval_not_found`, `approval_expired`, `approval_settled` (its edit plan was applied
+   * or rejected already), `approval_already_answered`, or `approval_answer_not_offered` (say
+   * "always" for `edit_skill`); nothing changes then.
    */
   answer(id: string, answer: OwnerAnswer): ApprovalQueueResult {
     if (!isApprovalId(id))
@@ -158,13 +171,21 @@ export class ApprovalQueue {
       this.#remove(id);
       throw new ApprovalExpiredError(id, request.expiresAt);
     }
-    if (entry.answered || entry.taken) throw new ApprovalAlreadyAnsweredError(id);
+    if (entry.settlement !== undefined)
+      throw new ApprovalSettledError(id, entry.settlement.reference, entry.settlement.outcome);
+    if (entry.answered || entry.taken || entry.settled) throw new ApprovalAlreadyAnsweredError(id);
     const full =
       answer === "always" ? (request.scope.kind === "chat" ? "always-chat" : "always-job") : answer;
     if (!request.options.includes(full)) throw new ApprovalAnswerNotOfferedError(id, answer, request.options);
     const recorded: RecordedAnswer = { answer: full, answeredAt: now };
     if (!createFileOnce(this.folder, fileName(id, "answer"), answerFileText(recorded)))
       throw new ApprovalAlreadyAnsweredError(id);
+    // Settled while this answer was being written: the settlement wins, the answer goes.
+    const settled = this.#read(id)?.settlement;
+    if (settled !== undefined) {
+      removeFile(this.#path(id, "answer"));
+      throw new ApprovalSettledError(id, settled.reference, settled.outcome);
+    }
     // The request may be gone already: used by the call it was for (a retry that found this
     // answer the moment it appeared), or swept away because it expired meanwhile. Only the
     // second is a refusal, and its orphaned answer is removed.
@@ -183,7 +204,8 @@ export class ApprovalQueue {
   take(request: ApprovalRequest): ApprovalAnswer | undefined {
     if (request.inputDigest === undefined) return undefined;
     for (const entry of this.#sweep()) {
-      if (entry.answer === undefined || entry.taken || !sameCall(entry.request, request)) continue;
+      if (entry.answer === undefined || entry.taken || entry.settled || !sameCall(entry.request, request))
+        continue;
       const id = entry.request.id;
       // The exclusive marker is the claim: of two racing callers, one creates it. A claim is
       // never taken over, even from an ended owner: the sweep removes such a request instead.
@@ -191,7 +213,10 @@ export class ApprovalQueue {
       // A claim counts only while the request is still there and unexpired. A caller that
       // read the entry before another one used it and removed its files finds the request
       // gone here, and only removes its own marker.
-      const valid = exists(this.#path(id, "request")) && this.#clock.now() < entry.request.expiresAt;
+      const valid =
+        exists(this.#path(id, "request")) &&
+        !exists(this.#path(id, "settled")) &&
+        this.#clock.now() < entry.request.expiresAt;
       this.#remove(id);
       if (valid) return entry.answer.answer;
     }
@@ -215,10 +240,30 @@ export class ApprovalQueue {
     };
   }
 
+  /**
+   * Settles every request that asked about `reference` (an edit plan's id) and was not used
+   * yet: the plan was applied or rejected another way (`skillgate store approve PLAN` or
+   * `store reject PLAN`), so the request is no longer listed, answering it is refused with
+   * `approval_settled`, and an answer already given to it is never used. Returns the
+   * requests settled now; one settled before, or already used by a call, is left as it is.
+   */
+  settle(reference: string, outcome: SettledOutcome): ApprovalRequest[] {
+    if (folderState(this.folder) !== "folder") return [];
+    const settlement: RecordedSettlement = { reference, outcome, settledAt: this.#clock.now() };
+    const settled: ApprovalRequest[] = [];
+    for (const entry of this.#sweep()) {
+      if (entry.request.reference !== reference || entry.taken || entry.settled) continue;
+      if (createFileOnce(this.folder, fileName(entry.request.id, "settled"), settlementFileText(settlement)))
+        settled.push(entry.request);
+    }
+    return settled;
+  }
+
   #waitingFor(request: ApprovalRequest): ApprovalRequest | undefined {
     if (request.inputDigest === undefined) return undefined;
-    return this.#sweep().find((entry) => !entry.answered && !entry.taken && sameCall(entry.request, request))
-      ?.request;
+    return this.#sweep().find(
+      (entry) => !entry.answered && !entry.taken && !entry.settled && sameCall(entry.request, request),
+    )?.request;
   }
 
   /**
@@ -272,17 +317,24 @@ export class ApprovalQueue {
       ? readSmallFile(this.#path(id, "answer"), MAX_APPROVAL_FILE_BYTES)
       : undefined;
     const answer = answerText === undefined ? undefined : readAnswerFile(answerText, request.options);
+    const settled = exists(this.#path(id, "settled"));
+    const settlementText = settled
+      ? readSmallFile(this.#path(id, "settled"), MAX_APPROVAL_FILE_BYTES)
+      : undefined;
+    const settlement = settlementText === undefined ? undefined : readSettlementFile(settlementText);
     return {
       request,
       answered,
       ...(answer !== undefined ? { answer } : {}),
       taken: exists(this.#path(id, "taken")),
+      settled,
+      ...(settlement !== undefined ? { settlement } : {}),
     };
   }
 
   /** Removes a request's files, the request first: what remains without it is never used. */
   #remove(id: string): void {
-    for (const kind of ["request", "answer", "taken"] as const) removeFile(this.#path(id, kind));
+    for (const kind of ["request", "answer", "taken", "settled"] as const) removeFile(this.#path(id, kind));
     syncFolderSync(this.folder);
   }
 

@@ -2,6 +2,7 @@ import type { AfterToolEvent, ApprovalEvent, BeforeToolEvent } from "../extensio
 import type { ApprovalCall } from "../extensions/types.js";
 import { narrow, type PolicyDecision } from "../policy/decide.js";
 import type { PolicyEffect } from "../policy/rules.js";
+import { HOOK_REASONS } from "./call-texts.js";
 
 /** What the `before_tool` hooks said about a call, folded into one verdict. */
 export interface BeforeToolVerdict {
@@ -52,8 +53,8 @@ export async function narrowByHooks(
     if (narrow(current.effect, effect) !== current.effect)
       current = { effect, rule, priority: undefined, description: reason };
   };
-  if (verdict.deny !== undefined) consider("deny", HOOK_RULE, `${verdict.deny} (a before_tool hook)`);
-  if (verdict.ask !== undefined) consider("ask", HOOK_RULE, `${verdict.ask} (a before_tool hook)`);
+  if (verdict.deny !== undefined) consider("deny", HOOK_RULE, HOOK_REASONS.beforeTool(verdict.deny));
+  if (verdict.ask !== undefined) consider("ask", HOOK_RULE, HOOK_REASONS.beforeTool(verdict.ask));
   if (current.effect === "deny") return current;
   const opinion = await hooks.approvalPolicy(call);
   if (opinion !== undefined) consider(opinion.effect, APPROVAL_POLICY_RULE, opinion.reason);

@@ -1,20 +1,127 @@
 // What the model is told about a call that did not run or did not end well, and how the
-// audit names a failure: the broker's texts, shared with the tools that report errors.
-import { isSkillgateError } from "../core/errors.js";
+// audit names a failure: the texts of the broker (src/tools/broker.ts and its stages), of
+// the turn and of each tool's own refusals. Two tables stay with their readers: the exact
+// argument messages in arguments.ts and the schema-mismatch sentences in input.ts (see
+// docs/tools.md, "The call path").
+import { describeError, isSkillgateError } from "../core/errors.js";
 import type { CallStatus } from "../observe/events.js";
 import type { PolicyDecision } from "../policy/decide.js";
+import type { RetryFrom } from "./stages/call-types.js";
 import type { CallSubject, ToolOutput } from "./tool.js";
 
+/** Where the model's retry must come from, as the end of {@link awaitingText}. */
+const RETRY_FROM: Readonly<Record<RetryFrom, string>> = {
+  "same-chat": "Once it is approved, make exactly the same call again.",
+  "same-mcp-session":
+    "Once it is approved, make exactly the same call again from this same MCP session: the approval belongs to this session, so a call from another session or after a reconnect is asked about again.",
+};
+
 /** What the model is told when the person will answer out of band. */
-export function awaitingText(requestId: string): string {
-  return `HOST: this call needs the owner's approval and did not run. Approval request ${requestId} is waiting; the owner answers it with \`skillgate approve ${requestId}\` (or \`skillgate decline ${requestId}\`). Once it is approved, make exactly the same call again.`;
+export function awaitingText(requestId: string, retryFrom: RetryFrom = "same-chat"): string {
+  return `HOST: this call needs the owner's approval and did not run. Approval request ${requestId} is waiting; the owner answers it with \`skillgate approve ${requestId}\` (or \`skillgate decline ${requestId}\`). ${RETRY_FROM[retryFrom]}`;
+}
+
+/** What the model is told when nobody answered the approval request in time. */
+export function expiredText(): string {
+  return "HOST: the approval request expired before anyone answered; the call did not run.";
+}
+
+/** What the model is told when the person declined. */
+export function declinedText(): string {
+  return "HOST: the person declined this call; it did not run. Do not retry it unless they ask.";
 }
 
 /** What the model is told when a rule denied the call; a withdrawn skill gets the seed's own line. */
 export function denialText(decision: PolicyDecision, subject: CallSubject): string {
   if (decision.rule === "disabled-skills-never-run" && subject.skillRunnable === false)
-    return "HOST: that skill is no longer enabled.";
+    return SKILL_TEXTS.withdrawn;
   return `HOST: not allowed: ${decision.description} (rule ${decision.rule}).`;
+}
+
+/** What the model is told when a hook or the approval policy narrowed the decision to deny. */
+export function narrowedDenialText(narrowed: PolicyDecision): string {
+  return `HOST: not allowed: ${narrowed.description}.`;
+}
+
+/** What the model is told when a tool threw while reading its input. */
+export function unreadableInputText(tool: string, error: unknown): string {
+  return `HOST: ${tool} could not read its input (${describeError(error)}).`;
+}
+
+/** What the model is told when a tool (or an `after_tool` hook) threw while running. */
+export function failedText(tool: string, error: unknown): string {
+  return `HOST: ${tool} failed: ${describeError(error)}`;
+}
+
+/**
+ * The reasons hooks and the approval policy give, as a narrowed decision's description
+ * (shown in {@link narrowedDenialText}, and to the person asked).
+ */
+export const HOOK_REASONS = {
+  /** A `before_tool` hook's own reason, marked as a hook's. */
+  beforeTool: (reason: string) => `${reason} (a before_tool hook)`,
+  /** A `before_tool` hook that denied with an empty reason. */
+  emptyDeny: "a hook refused it",
+  /** A `before_tool` hook that asked with an empty reason. */
+  emptyAsk: "a hook asks a person first",
+  policyFailed: "the approval policy failed, so the call is refused",
+  policyAsks: "the approval policy asks a person first",
+  policyRefused: "the approval policy refused this call",
+} as const;
+
+/** What the model is told when it calls a tool the turn does not have. */
+export function unknownToolText(name: string, tools: readonly string[]): string {
+  return `HOST: there is no tool named ${JSON.stringify(name)}. Tools: ${tools.join(", ")}.`;
+}
+
+/** A list of names for a refusal, `(none)` when empty. */
+function names(list: readonly string[]): string {
+  return list.join(", ") || "(none)";
+}
+
+/** The skill tools' refusals: `load_skill`, `read_skill_resource`, `read_skill`. */
+export const SKILL_TEXTS = {
+  /** The seed's own line for a skill offered when the turn began and gone now. */
+  withdrawn: "HOST: that skill is no longer enabled.",
+  unknown: (name: string, offered: readonly string[]) =>
+    `HOST: there is no skill named ${JSON.stringify(name)}. Skills you can use: ${names(offered)}.`,
+  noFiles: (skill: string) => `HOST: ${skill} has no files besides its instructions.`,
+  noSingleMatch: (name: string, skills: readonly string[]) =>
+    `HOST: no single skill matches ${JSON.stringify(name)}. Skills: ${names(skills)}.`,
+} as const;
+
+/** A skill file's refusals (`read_skill_resource`, `get_skill`). */
+export const FILE_TEXTS = {
+  noPath: 'HOST: send "path" as the file\'s path inside the skill, such as "references/guide.md".',
+  notRelative: 'HOST: path must be relative to the skill folder, such as "references/guide.md".',
+  badParts: 'HOST: path may not contain "..", "." or empty parts.',
+  notListed: (path: string, listed: readonly string[]) =>
+    `HOST: ${path} is not one of the skill's files. Files: ${names(listed)}.`,
+  link: (path: string) => `HOST: ${path} is a link; links are not read.`,
+  unreadable: (path: string, code: string | undefined) =>
+    `HOST: ${path} cannot be read (${code ?? "error"}).`,
+  notRegular: (path: string) => `HOST: ${path} is not a regular file.`,
+  binary: (path: string, bytes: number) =>
+    `HOST: ${path} is binary (${bytes} bytes); it cannot be shown as text.`,
+  /** `get_skill`'s shorter line for a stored binary file. */
+  storedBinary: (path: string, bytes: number) => `HOST: ${path} is binary (${bytes} bytes).`,
+} as const;
+
+/** `run_skill_script`'s refusals and the notes in a run's answer. */
+export const SCRIPT_TEXTS = {
+  noScripts: (skill: string) => `HOST: ${skill} has no scripts.`,
+  noSuchScript: (skill: string, script: string, scripts: readonly string[]) =>
+    `HOST: ${skill} has no script ${JSON.stringify(script)}. Scripts: ${names(scripts)}.`,
+  unreadableSkill: (skill: string) => `HOST: ${skill} cannot be read right now; tell its owner.`,
+  runnerRefused: "HOST: the runner refused to run this script.",
+  timedOut: (seconds: number) => `HOST: the script ran past its time limit (${seconds} s) and was stopped.`,
+  interrupted: "HOST: the run was interrupted before it finished; it will not be run again by itself.",
+  cut: (stream: "stdout" | "stderr") => `HOST: ${stream} was cut at the output limit.`,
+} as const;
+
+/** The chat tools' refusal for a chat or job the log does not hold. */
+export function unknownChatText(kind: string, chat: string): string {
+  return `HOST: there is no ${kind} ${JSON.stringify(chat)}.`;
 }
 
 /** A tool's output as text and status (plain text means `ok`). */

@@ -2,7 +2,7 @@ import type { ChatLog, ChatSummary } from "../observe/chat-log.js";
 import { renderTranscript } from "../observe/chat-transcript.js";
 import type { JsonSchema } from "../skill/parameters-schema.js";
 import type { SkillReviews } from "../store/reviews.js";
-import { hostText } from "./call-texts.js";
+import { hostText, unknownChatText } from "./call-texts.js";
 import { readInput } from "./skill-tools.js";
 import type { AnyTool, ToolDefinition } from "./tool.js";
 
@@ -90,7 +90,7 @@ function readChatTranscript(
           .chatLog()
           .readTranscript({ kind: kind ?? "chat", id: chat }, maxChars !== undefined ? { maxChars } : {});
         return transcript === undefined
-          ? `HOST: there is no ${kind ?? "chat"} ${JSON.stringify(chat)}.`
+          ? unknownChatText(kind ?? "chat", chat)
           : renderTranscript(transcript);
       } catch (error) {
         return hostText(error);

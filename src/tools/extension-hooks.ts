@@ -2,6 +2,7 @@ import { describeError } from "../core/errors.js";
 import { isPlainObject } from "../core/safe-json.js";
 import type { Registry } from "../extensions/registry.js";
 import type { BeforeToolVerdict, CallHooks } from "./call-hooks.js";
+import { HOOK_REASONS } from "./call-texts.js";
 
 /**
  * The broker's hooks over an extension registry: `before_tool` and `after_tool` hooks (the
@@ -27,11 +28,11 @@ export function registryHooks(registry: Registry): CallHooks {
         answer = await policy(call);
       } catch (error) {
         registry.note(`approval policy failed: ${describeError(error)}`);
-        return { effect: "deny", reason: "the approval policy failed, so the call is refused" };
+        return { effect: "deny", reason: HOOK_REASONS.policyFailed };
       }
       if (answer === true || answer === "allow" || answer === undefined) return undefined;
-      if (answer === "ask") return { effect: "ask", reason: "the approval policy asks a person first" };
-      return { effect: "deny", reason: "the approval policy refused this call" };
+      if (answer === "ask") return { effect: "ask", reason: HOOK_REASONS.policyAsks };
+      return { effect: "deny", reason: HOOK_REASONS.policyRefused };
     },
     approvalAsked: async (event) => {
       await registry.fire("approval", event);
@@ -54,8 +55,8 @@ export function foldBeforeTool(answers: readonly unknown[]): BeforeToolVerdict {
       continue;
     }
     if (!isPlainObject(answer)) continue;
-    if (typeof answer.deny === "string") denials.push(answer.deny || "a hook refused it");
-    if (typeof answer.ask === "string") asks.push(answer.ask || "a hook asks a person first");
+    if (typeof answer.deny === "string") denials.push(answer.deny || HOOK_REASONS.emptyDeny);
+    if (typeof answer.ask === "string") asks.push(answer.ask || HOOK_REASONS.emptyAsk);
     if (isPlainObject(answer.args)) args = answer.args;
   }
   return {

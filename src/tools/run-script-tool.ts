@@ -5,6 +5,7 @@ import { effectiveSchema, type JsonSchema } from "../skill/parameters-schema.js"
 import { listSkillScripts, type SkillScript } from "../skill/scripts.js";
 import type { Skill } from "../skill/skill.js";
 import { type ArgumentRepair, normaliseArguments } from "./arguments.js";
+import { SCRIPT_TEXTS } from "./call-texts.js";
 import { checkAgainstSchema } from "./input.js";
 import { offeredSkill, readInput } from "./skill-tools.js";
 import type { SkillView } from "./skill-view.js";
@@ -124,7 +125,7 @@ function prepareRun(environment: RunScriptEnvironment, raw: unknown): PreparedCa
   if (skill.directory === undefined)
     return {
       ok: false,
-      message: `HOST: ${skill.name} has no scripts.`,
+      message: SCRIPT_TEXTS.noScripts(skill.name),
       subject: { tier, skill: skill.name, summary },
     };
   const scripts = listSkillScripts(skill.directory);
@@ -132,7 +133,11 @@ function prepareRun(environment: RunScriptEnvironment, raw: unknown): PreparedCa
   if (script === undefined) {
     return {
       ok: false,
-      message: `HOST: ${skill.name} has no script ${JSON.stringify(scriptPath)}. Scripts: ${scripts.map((item) => item.path).join(", ") || "(none)"}.`,
+      message: SCRIPT_TEXTS.noSuchScript(
+        skill.name,
+        scriptPath,
+        scripts.map((item) => item.path),
+      ),
       subject: { tier, skill: skill.name, summary },
     };
   }
@@ -140,7 +145,7 @@ function prepareRun(environment: RunScriptEnvironment, raw: unknown): PreparedCa
   if (hashed.hash === undefined)
     return {
       ok: false,
-      message: `HOST: ${skill.name} cannot be read right now; tell its owner.`,
+      message: SCRIPT_TEXTS.unreadableSkill(skill.name),
       subject: { tier, skill: skill.name, summary },
     };
   const subject = {
@@ -175,21 +180,21 @@ function runStatus(result: RunResult): CallStatus {
 
 /** The text a model gets back from a run. */
 export function formatRunResult(result: RunResult, limits: RunLimits): string {
-  if (result.status === "refused") return result.message ?? "HOST: the runner refused to run this script.";
+  if (result.status === "refused") return result.message ?? SCRIPT_TEXTS.runnerRefused;
   const head =
     result.status === "timed_out"
-      ? `HOST: the script ran past its time limit (${Math.round(limits.timeoutMs / 1000)} s) and was stopped.`
+      ? SCRIPT_TEXTS.timedOut(Math.round(limits.timeoutMs / 1000))
       : result.status === "interrupted"
-        ? "HOST: the run was interrupted before it finished; it will not be run again by itself."
+        ? SCRIPT_TEXTS.interrupted
         : `exit code ${result.exitCode ?? "none"} (${result.status}, ${Math.round(result.durationMs)} ms)`;
   const parts = [head];
   if (result.stdout !== "")
     parts.push(
-      `--- stdout ---\n${result.stdout}${result.stdoutTruncated ? "\nHOST: stdout was cut at the output limit." : ""}`,
+      `--- stdout ---\n${result.stdout}${result.stdoutTruncated ? `\n${SCRIPT_TEXTS.cut("stdout")}` : ""}`,
     );
   if (result.stderr !== "")
     parts.push(
-      `--- stderr ---\n${result.stderr}${result.stderrTruncated ? "\nHOST: stderr was cut at the output limit." : ""}`,
+      `--- stderr ---\n${result.stderr}${result.stderrTruncated ? `\n${SCRIPT_TEXTS.cut("stderr")}` : ""}`,
     );
   if (result.stdout === "" && result.stderr === "") parts.push("(no output)");
   return parts.join("\n");

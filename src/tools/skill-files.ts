@@ -2,6 +2,7 @@ import { isUtf8 } from "node:buffer";
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { parseRelativePath, type RelativePathRule } from "../core/safe-paths.js";
+import { FILE_TEXTS } from "./call-texts.js";
 
 /** The most of one resource file shown to a model: 64 KiB, then a note. */
 export const MAX_RESOURCE_BYTES = 64 * 1024;
@@ -25,23 +26,20 @@ export function checkResourcePath(
   if (typeof path !== "string" || path.length === 0)
     return {
       ok: false,
-      message: 'HOST: send "path" as the file\'s path inside the skill, such as "references/guide.md".',
+      message: FILE_TEXTS.noPath,
     };
   // A leading "./" is a common spelling of the same file, so it is dropped before the check.
   const normalised = path.replace(/^\.\//, "");
   const checked = parseRelativePath(normalised);
   if (!checked.ok) {
     return SEGMENT_RULES.has(checked.problem.rule)
-      ? { ok: false, message: 'HOST: path may not contain "..", "." or empty parts.' }
-      : {
-          ok: false,
-          message: 'HOST: path must be relative to the skill folder, such as "references/guide.md".',
-        };
+      ? { ok: false, message: FILE_TEXTS.badParts }
+      : { ok: false, message: FILE_TEXTS.notRelative };
   }
   if (!listed.includes(normalised)) {
     return {
       ok: false,
-      message: `HOST: ${normalised} is not one of the skill's files. Files: ${listed.join(", ") || "(none)"}.`,
+      message: FILE_TEXTS.notListed(normalised, listed),
     };
   }
   return { ok: true, path: normalised };
@@ -60,13 +58,11 @@ export function readResourceText(folder: string, path: string): string {
     );
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return code === "ELOOP"
-      ? `HOST: ${path} is a link; links are not read.`
-      : `HOST: ${path} cannot be read (${code ?? "error"}).`;
+    return code === "ELOOP" ? FILE_TEXTS.link(path) : FILE_TEXTS.unreadable(path, code);
   }
   try {
     const stats = fstatSync(descriptor);
-    if (!stats.isFile()) return `HOST: ${path} is not a regular file.`;
+    if (!stats.isFile()) return FILE_TEXTS.notRegular(path);
     const length = Math.min(stats.size, MAX_RESOURCE_BYTES);
     const buffer = Buffer.alloc(length);
     let filled = 0;
@@ -76,8 +72,7 @@ export function readResourceText(folder: string, path: string): string {
       filled += count;
     }
     const bytes = buffer.subarray(0, filled);
-    if (bytes.includes(0) || !isUtf8(trimPartialCharacter(bytes)))
-      return `HOST: ${path} is binary (${stats.size} bytes); it cannot be shown as text.`;
+    if (bytes.includes(0) || !isUtf8(trimPartialCharacter(bytes))) return FILE_TEXTS.binary(path, stats.size);
     const text = trimPartialCharacter(bytes).toString("utf8");
     return stats.size > length
       ? `${text}\n…[${stats.size - length} more bytes not shown; the file is ${stats.size} bytes]`

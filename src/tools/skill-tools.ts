@@ -5,6 +5,7 @@ import { effectiveSchema, type JsonSchema } from "../skill/parameters-schema.js"
 import { listSkillScripts, scriptsAmong } from "../skill/scripts.js";
 import type { Skill } from "../skill/skill.js";
 import { listSkillFiles } from "../skill/skill-files.js";
+import { SKILL_TEXTS } from "./call-texts.js";
 import { checkAgainstSchema } from "./input.js";
 import { checkResourcePath, readResourceText } from "./skill-files.js";
 import type { SkillView } from "./skill-view.js";
@@ -40,12 +41,9 @@ export function offeredSkill(
 ): { ok: true; skill: Skill } | { ok: false; message: string } {
   const { skill, wasOffered } = view.lookup(name);
   if (skill !== undefined) return { ok: true, skill };
-  if (wasOffered) return { ok: false, message: "HOST: that skill is no longer enabled." };
+  if (wasOffered) return { ok: false, message: SKILL_TEXTS.withdrawn };
   const names = view.offered().map((item) => item.name);
-  return {
-    ok: false,
-    message: `HOST: there is no skill named ${JSON.stringify(name)}. Skills you can use: ${names.join(", ") || "(none)"}.`,
-  };
+  return { ok: false, message: SKILL_TEXTS.unknown(name, names) };
 }
 
 /**
@@ -121,7 +119,7 @@ function readSkillResource(
       const found = resolvedSkill(environment, input);
       if (!found.ok) return { text: found.message, status: "refused" };
       const folder = found.skill.directory;
-      if (folder === undefined) return `HOST: ${name} has no files besides its instructions.`;
+      if (folder === undefined) return SKILL_TEXTS.noFiles(name);
       const checked = checkResourcePath(path, listSkillFiles(folder));
       if (!checked.ok) return checked.message;
       return readResourceText(folder, checked.path);
@@ -155,7 +153,10 @@ function readSkillTool(environment: SkillToolsEnvironment): ToolDefinition<{ nam
       // Exact, then unique prefix, then unique substring; ambiguity finds nothing (seed 003's find).
       const skill = find(skills, name);
       if (skill === undefined) {
-        return `HOST: no single skill matches ${JSON.stringify(name)}. Skills: ${skills.map((item) => item.name).join(", ") || "(none)"}.`;
+        return SKILL_TEXTS.noSingleMatch(
+          name,
+          skills.map((item) => item.name),
+        );
       }
       return `<skill name="${skill.name}">\n${skill.text()}\n</skill>`;
     },
@@ -255,11 +256,22 @@ export function skillTools(environment: SkillToolsEnvironment): AnyTool[] {
   ];
 }
 
-/** The skill index of a turn: seed 003's block, naming load_skill and search_skills. */
+/**
+ * The tools a turn's skill index names, each with the input field it is named with
+ * (`load_skill(skill)`): the same names as the tools' schemas above, which a test checks.
+ */
+export const INDEX_TOOLS = {
+  read: { tool: "load_skill", field: "skill" },
+  search: { tool: "search_skills", field: "query" },
+} as const;
+
+/** The skill index of a turn: the catalog's block (docs/skills.md), naming load_skill and search_skills. */
 export function turnIndex(environment: SkillToolsEnvironment, budget: number): string {
   return skillIndex(environment.view.offered(), {
     budget,
-    readTool: "load_skill",
-    searchTool: "search_skills",
+    readTool: INDEX_TOOLS.read.tool,
+    readField: INDEX_TOOLS.read.field,
+    searchTool: INDEX_TOOLS.search.tool,
+    searchField: INDEX_TOOLS.search.field,
   });
 }

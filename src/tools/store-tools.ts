@@ -6,11 +6,14 @@ import {
   applyEditPlan,
   type EditArguments,
   type EditPlan,
+  getPlan,
+  listPlans,
   planEdit,
   readEditArguments,
+  rejectEditPlan,
 } from "../store/edits/index.js";
 import type { Store } from "../store/store.js";
-import { hostText } from "./call-texts.js";
+import { FILE_TEXTS, hostText } from "./call-texts.js";
 import { checkResourcePath, MAX_RESOURCE_BYTES } from "./skill-files.js";
 import { readInput } from "./skill-tools.js";
 import type { AnyTool, PreparedCall, ToolDefinition } from "./tool.js";
@@ -95,7 +98,7 @@ function getSkill(environment: StoreToolsEnvironment): ToolDefinition<{ skill: s
         const checked = checkResourcePath(path, files);
         if (!checked.ok) return checked.message;
         const bytes = Buffer.from(await (await environment.store()).readFile(skill, checked.path));
-        if (bytes.includes(0)) return `HOST: ${checked.path} is binary (${bytes.length} bytes).`;
+        if (bytes.includes(0)) return FILE_TEXTS.storedBinary(checked.path, bytes.length);
         const text = bytes.subarray(0, MAX_RESOURCE_BYTES).toString("utf8");
         return bytes.length > MAX_RESOURCE_BYTES
           ? `${text}\n…[${bytes.length - MAX_RESOURCE_BYTES} more bytes not shown]`
@@ -247,8 +250,22 @@ function editSkillTool(
           skill: args.skillName,
           summary: `edit ${args.skillName}: ${args.reason}`,
           prepareApproval: async () => {
-            holder.plan = await planEdit(await environment.store(), args);
-            return { detail: holder.plan.diff, reference: holder.plan.id };
+            const store = await environment.store();
+            const { plan, made } = await planOnce(store, args);
+            holder.plan = plan;
+            return {
+              detail: plan.diff,
+              reference: plan.id,
+              hash: plan.baseHash,
+              // Only a plan this call made is thrown away; one it shares with a waiting request stays.
+              ...(made
+                ? {
+                    discard: async () => {
+                      await rejectEditPlan(store, plan.id);
+                    },
+                  }
+                : {}),
+            };
           },
         },
       };
@@ -264,6 +281,33 @@ function editSkillTool(
       }
     },
   };
+}
+
+/**
+ * The plan for an edit, made once: a plan already waiting for the same change (same skill,
+ * base hash, resulting content and reason) is used instead of a second one, so the model's
+ * retry names the plan its waiting request names, and the plan the owner approved is the one
+ * written. `made` says whether this call made the plan.
+ */
+async function planOnce(store: Store, args: EditArguments): Promise<{ plan: EditPlan; made: boolean }> {
+  const plan = await planEdit(store, args);
+  const same = (await listPlans(store)).find(
+    (waiting) =>
+      waiting.id !== plan.id &&
+      waiting.skill === plan.skill &&
+      waiting.baseHash === plan.baseHash &&
+      waiting.resultHash === plan.resultHash &&
+      waiting.reason === plan.request.reason,
+  );
+  if (same === undefined) return { plan, made: true };
+  try {
+    const earlier = await getPlan(store, same.id);
+    await rejectEditPlan(store, plan.id);
+    return { plan: earlier, made: false };
+  } catch {
+    // The earlier plan went (applied, rejected, expired) meanwhile: this call's own plan stands.
+    return { plan, made: true };
+  }
 }
 
 /** The store tools: list_skills, get_skill (read), draft_skill (draft), edit_skill (skill-edit). */

@@ -18,7 +18,22 @@ export interface CallSubject {
    * Made only when a person is about to be asked: what exactly they approve (edit_skill's
    * plan and its diff). A failure refuses the call with its message.
    */
-  readonly prepareApproval?: () => Promise<{ readonly detail: string; readonly reference: string }>;
+  readonly prepareApproval?: () => Promise<ApprovalDetail>;
+}
+
+/** What exactly a person approves, made just before they are asked (an edit plan). */
+export interface ApprovalDetail {
+  /** Shown with the request (an edit plan's diff). */
+  readonly detail: string;
+  /** The id of what is approved (the plan's id), which approving it elsewhere settles. */
+  readonly reference: string;
+  /** The content hash what is approved was made against (the plan's base hash), when the subject has none. */
+  readonly hash?: string;
+  /**
+   * Throws away what was made when nobody will approve it: the person declined, the request
+   * expired, or the call waits on an earlier request that has its own.
+   */
+  readonly discard?: () => Promise<void>;
 }
 
 /** A prepared call: the input after normalisation and validation, and what it is about. */

@@ -6,6 +6,7 @@ import type { TurnMode } from "../policy/tiers.js";
 import type { RunLimits, Runner } from "../runners/contract.js";
 import type { ArgumentRepair } from "./arguments.js";
 import type { Broker, CallOptions, CallScope, ToolCallResult } from "./broker.js";
+import { unknownToolText } from "./call-texts.js";
 import { extensionTools } from "./extension-tools.js";
 import { runScriptTool } from "./run-script-tool.js";
 import { skillTools, turnIndex } from "./skill-tools.js";
@@ -123,7 +124,7 @@ export function createTurn(dependencies: TurnDependencies, options: TurnOptions)
         return {
           requestId: "",
           status: "refused",
-          text: `HOST: there is no tool named ${JSON.stringify(name)}. Tools: ${[...byName.keys()].join(", ")}.`,
+          text: unknownToolText(name, [...byName.keys()]),
         };
       }
       // The turn's signal and the call's: either one stops the call's run.

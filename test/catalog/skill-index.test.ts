@@ -90,6 +90,19 @@ describe("skillIndex with a budget", () => {
     expect(result.text).toContain("`find_skills(query)`");
   });
 
+  it("names each tool with the input field it was given", () => {
+    const result = describeSkillIndex(manySkills(50, "project", "p"), {
+      budget: 1_000,
+      readTool: "load_skill",
+      readField: "skill",
+      searchTool: "search_skills",
+      searchField: "words",
+    });
+    expect(result.text).toContain("`load_skill(skill)`");
+    expect(result.text).toContain("`search_skills(words)`");
+    expect(result.text).not.toContain("(name)");
+  });
+
   it("is deterministic: the same skills in any order give the same block", () => {
     const skills = [
       ...manySkills(200, "builtin", "b"),

@@ -75,7 +75,7 @@ describe("a turn", () => {
     ]);
     const index = current.skillIndex();
     expect(index).toContain("`backup` -- Back up a folder.");
-    expect(index).toContain("load_skill(name)");
+    expect(index).toContain("load_skill(skill)");
     expect(index).not.toContain("Run scripts/backup.py");
   });
 

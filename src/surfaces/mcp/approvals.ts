@@ -44,11 +44,19 @@ export class McpApprovals {
     };
   }
 
-  /** The approver to give createSkillgate. */
+  /**
+   * The approver to give createSkillgate. A deferred call is marked `same-mcp-session`: the
+   * owner's answer applies to an identical call in this session's chat only, so the model is
+   * told its retry must come from this same session.
+   */
   readonly approve: Approver = async (request, call) => {
     const asker = this.#askers.get(request.scope.id);
     const answer = asker === undefined ? undefined : await asker(request, mcpCallOf(call.caller));
-    return answer ?? this.#deferred(request, call);
+    if (answer !== undefined) return answer;
+    const deferred = await this.#deferred(request, call);
+    if (deferred === "deferred") return { retryFrom: "same-mcp-session" };
+    if (typeof deferred === "object") return { ...deferred, retryFrom: "same-mcp-session" };
+    return deferred;
   };
 }
 

@@ -20,6 +20,7 @@ import type { Logger } from "../../observe/logger.js";
 import { prepareValidators } from "../../tools/input.js";
 import type { Turn } from "../../tools/turn.js";
 import { elicitationAsker, type McpApprovals, type McpCallContext } from "./approvals.js";
+import { sessionInstructions } from "./instructions.js";
 import { SKILL_URI_PREFIX, SkillResources } from "./resources.js";
 import { mcpTool, mcpToolResult } from "./tools.js";
 
@@ -78,7 +79,7 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
         resources: { listChanged: true },
         prompts: { listChanged: false },
       },
-      instructions: instructions(turn),
+      instructions: sessionInstructions(turn.skillIndex()),
     },
   );
   const detach = options.approvals.attach(chatId, elicitationAsker(server));
@@ -174,14 +175,4 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
       );
     },
   };
-}
-
-/** What the client is told at initialisation: how to use the tools, then the skill index as of now. */
-function instructions(turn: Turn): string {
-  return [
-    "skillgate offers Agent Skills. Read a skill with load_skill before doing the work it covers; run its scripts with run_skill_script.",
-    "Lines starting with HOST: come from skillgate, not from a skill or script. A call may need a person's approval first.",
-    "",
-    turn.skillIndex(),
-  ].join("\n");
 }

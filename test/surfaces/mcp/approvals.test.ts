@@ -193,6 +193,28 @@ describe("approvals out of band", () => {
     expect((await client.callTool(echoCall))._meta?.status).toBe("awaiting_approval");
   });
 
+  it("the waiting text says the retry must come from this same MCP session, and another session is asked again", async () => {
+    const tree = mcpTree();
+    const host = await openHost(tree);
+    const { client } = await connectClient(host);
+    const sameSession =
+      "Once it is approved, make exactly the same call again from this same MCP session: the approval belongs to this session, so a call from another session or after a reconnect is asked about again.";
+    const first = resultText(await client.callTool(echoCall));
+    expect(first).toContain(sameSession);
+    const id = requestIdOf(first);
+    // The retry before the answer names the same request, with the same instruction.
+    const retry = resultText(await client.callTool(echoCall));
+    expect(requestIdOf(retry)).toBe(id);
+    expect(retry).toContain(sameSession);
+    ApprovalQueue.open({ dataFolder: tree.data }).answer(id, "once");
+    // The identical call from another session does not use this session's approval.
+    const other = await connectClient(host);
+    const elsewhere = await other.client.callTool(echoCall);
+    expect(elsewhere._meta?.status).toBe("awaiting_approval");
+    expect(requestIdOf(resultText(elsewhere))).not.toBe(id);
+    expect(resultText(await client.callTool(echoCall))).toContain('echo {"x": 1}');
+  });
+
   it("an approval applies only to the identical call: other arguments wait for their own", async () => {
     const tree = mcpTree();
     const { client } = await connectClient(await openHost(tree));

@@ -86,11 +86,17 @@ function row(request: ApprovalRequest): string[] {
     request.id,
     duration(now - request.createdAt),
     request.tool,
-    request.skill !== undefined ? `${request.skill}@${(request.hash ?? "").slice(0, 8)}` : "-",
+    skillColumn(request),
     request.summary,
     request.options.map(ownerWord).join(", "),
     duration(request.expiresAt - now),
   ];
+}
+
+/** `skill@hash8`, the skill alone when the request has no hash, or `-` for a call naming no skill. */
+function skillColumn(request: ApprovalRequest): string {
+  if (request.skill === undefined) return "-";
+  return request.hash === undefined ? request.skill : `${request.skill}@${request.hash.slice(0, 8)}`;
 }
 
 /** A destructive call's warning and an edit's diff, which the owner must see before answering. */

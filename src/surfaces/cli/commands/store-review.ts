@@ -1,7 +1,11 @@
 import type { Command } from "commander";
+import { resolveFolders } from "../../../core/folders.js";
+import { ApprovalQueue } from "../../../policy/approval-queue.js";
+import type { ApprovalRequest } from "../../../policy/approvals.js";
 import { listDrafts } from "../../../store/drafts/index.js";
-import { applyEditPlan, diffPlan, getPlan, listPlans, rejectEditPlan } from "../../../store/edits/index.js";
-import { openStoreFromFlags } from "../context.js";
+import { diffPlan, getPlan, listPlans } from "../../../store/edits/index.js";
+import { applyEditPlanSettling, rejectEditPlanSettling } from "../../../tools/edit-plan-approvals.js";
+import { openStoreFromFlags, skillgateOptions } from "../context.js";
 import { type CliOutput, paint, printJson, table } from "../output.js";
 
 /**
@@ -72,10 +76,16 @@ export function registerStoreReview(store: Command, output: CliOutput): void {
     .argument("<plan>")
     .option("--json", "print JSON")
     .action(async (id: string, options: { json?: boolean }, command: Command) => {
-      const applied = await applyEditPlan(await openStoreFromFlags(command), id);
-      if (options.json) return printJson(output, { plan: applied.plan.id, result: applied.result });
+      const store = await openStoreFromFlags(command);
+      const applied = await applyEditPlanSettling(store, approvalQueue(command), id);
+      if (options.json)
+        return printJson(output, {
+          plan: applied.plan.id,
+          result: applied.result,
+          settledApprovals: ids(applied.settled),
+        });
       output.out(
-        `${applied.plan.skill}: plan ${id} applied; hash ${applied.result.hash}; revision ${applied.result.revision}\n`,
+        `${applied.plan.skill}: plan ${id} applied; hash ${applied.result.hash}; revision ${applied.result.revision}\n${settledLine(applied.settled)}`,
       );
     });
 
@@ -85,10 +95,31 @@ export function registerStoreReview(store: Command, output: CliOutput): void {
     .argument("<plan>")
     .option("--json", "print JSON")
     .action(async (id: string, options: { json?: boolean }, command: Command) => {
-      const plan = await rejectEditPlan(await openStoreFromFlags(command), id);
-      if (options.json) return printJson(output, { plan: plan.id, rejected: true });
-      output.out(`${plan.skill}: plan ${id} rejected\n`);
+      const store = await openStoreFromFlags(command);
+      const { plan, settled } = await rejectEditPlanSettling(store, approvalQueue(command), id);
+      if (options.json)
+        return printJson(output, { plan: plan.id, rejected: true, settledApprovals: ids(settled) });
+      output.out(`${plan.skill}: plan ${id} rejected\n${settledLine(settled)}`);
     });
+}
+
+/** The approval queue of the data folder, whose requests for a plan the plan's answer settles. */
+function approvalQueue(command: Command): ApprovalQueue {
+  return ApprovalQueue.open({ dataFolder: resolveFolders(skillgateOptions(command)).data });
+}
+
+function ids(requests: readonly ApprovalRequest[]): string[] {
+  return requests.map((request) => request.id);
+}
+
+/** The approval requests the plan's answer settled, one line each (nothing when none). */
+function settledLine(requests: readonly ApprovalRequest[]): string {
+  return requests
+    .map(
+      (request) =>
+        `approval request ${request.id} (${request.scope.kind} ${request.scope.id}) is settled with it\n`,
+    )
+    .join("");
 }
 
 function colourDiff(output: CliOutput, diff: string): string {
