@@ -305,3 +305,66 @@ describe("skillgate run in a real process", () => {
     expect(result.code).toBe(130);
   });
 });
+
+describe("skillgate run shows a script's terminal controls escaped on a terminal only", () => {
+  // A window title (OSC 0), a clipboard write (OSC 52), a screen clear (CSI 2J), a lone
+  // carriage return and a C1 CSI, on stdout and on stderr.
+  const HOSTILE =
+    "import sys\n" +
+    "sys.stdout.write('T\\x1b]0;pwned\\x07 C\\x1b]52;c;ZXZpbA==\\x07 X\\x1b[2J\\x1b[H R\\rS \\u009b2J end\\n')\n" +
+    "sys.stdout.flush()\n" +
+    "sys.stderr.write('E\\x1b]2;title\\x1b\\\\ done\\n')\n";
+
+  function hostileSandbox(): CliSandbox {
+    const sandbox = demoSandbox();
+    writeFileSync(join(sandbox.folder, "scripts", "hostile.py"), HOSTILE);
+    return sandbox;
+  }
+
+  it("at a terminal (a real pseudo-terminal from util-linux script), every control is shown escaped", async () => {
+    const sandbox = hostileSandbox();
+    const result = await collect(
+      spawnCli(sandbox, ["run", "demo", "scripts/hostile.py", "--yes"], { tty: true }),
+    );
+    expect(result.code).toBe(0);
+    // The pseudo-terminal turns each newline into CR LF on its way out; those are its own.
+    const seen = result.out.replace(/\r\n/g, "\n");
+    expect(seen).toContain(
+      "T\\x1b]0;pwned\\x07 C\\x1b]52;c;ZXZpbA==\\x07 X\\x1b[2J\\x1b[H R\\x0dS \\x9b2J end\n",
+    );
+    expect(seen).toContain("E\\x1b]2;title\\x1b\\ done\n");
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the test looks for control characters.
+    expect(seen).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+  });
+
+  it("into a pipe, the bytes arrive exactly as the script wrote them", async () => {
+    const sandbox = hostileSandbox();
+    const child = spawnCli(sandbox, ["run", "demo", "scripts/hostile.py", "--yes"]);
+    let out = "";
+    let err = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    child.stderr?.on("data", (chunk: Buffer) => {
+      err += chunk.toString();
+    });
+    const code = await new Promise((resolve) => child.on("close", resolve));
+    expect(code).toBe(0);
+    expect(out).toBe(
+      "T\u001b]0;pwned\u0007 C\u001b]52;c;ZXZpbA==\u0007 X\u001b[2J\u001b[H R\rS \u009b2J end\n",
+    );
+    expect(err).toBe("E\u001b]2;title\u001b\\ done\n");
+  });
+
+  it("--json at a terminal carries the same text, its controls JSON-escaped, never raw", async () => {
+    const sandbox = hostileSandbox();
+    const result = await collect(
+      spawnCli(sandbox, ["run", "demo", "scripts/hostile.py", "--yes", "--json"], { tty: true }),
+    );
+    expect(result.code).toBe(0);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the test looks for control characters.
+    expect(result.out.replace(/\r\n/g, "\n")).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    const printed = JSON.parse(result.out.slice(result.out.indexOf("{"))) as { text: string };
+    expect(printed.text).toContain("T\u001b]0;pwned\u0007 C\u001b]52;c;ZXZpbA==\u0007");
+  });
+});
