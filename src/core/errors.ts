@@ -34,6 +34,7 @@ export type ErrorCode =
   | "unsupported_entry"
   | "encrypted_entry"
   | "duplicate_entry"
+  | "entry_name_mismatch"
   | "too_many_files"
   | "skill_too_large"
   | "zip_bomb"

@@ -10,6 +10,7 @@ export type ImportErrorCode = Extract<
   | "unsupported_entry"
   | "encrypted_entry"
   | "duplicate_entry"
+  | "entry_name_mismatch"
   | "too_many_files"
   | "file_too_large"
   | "skill_too_large"
@@ -40,6 +41,7 @@ export const IMPORT_HTTP_STATUS: Readonly<Record<ImportErrorCode, number>> = Obj
   unsupported_entry: 400,
   encrypted_entry: 400,
   duplicate_entry: 400,
+  entry_name_mismatch: 400,
   too_many_files: 413,
   file_too_large: 413,
   skill_too_large: 413,
@@ -61,6 +63,8 @@ export const IMPORT_HTTP_STATUS: Readonly<Record<ImportErrorCode, number>> = Obj
 export interface ImportErrorData {
   /** The entry or file the refusal is about, as named in the archive or by the API. */
   readonly path?: string;
+  /** The name the entry's local header gives, when it disagrees with `path` (`entry_name_mismatch`). */
+  readonly localPath?: string;
   /** The limit that was exceeded. */
   readonly limit?: number;
   /** The amount counted when the limit was exceeded (a lower bound when reading stopped early). */
