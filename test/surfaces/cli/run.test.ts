@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { ARGUMENT_MESSAGES, MAX_ARGUMENT_DEPTH } from "../../../src/tools/arguments.js";
 import { type CliSandbox, cliSandbox, hasStackTrace } from "./harness.js";
 
@@ -366,5 +366,40 @@ describe("skillgate run shows a script's terminal controls escaped on a terminal
     expect(result.out.replace(/\r\n/g, "\n")).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
     const printed = JSON.parse(result.out.slice(result.out.indexOf("{"))) as { text: string };
     expect(printed.text).toContain("T\u001b]0;pwned\u0007 C\u001b]52;c;ZXZpbA==\u0007");
+  });
+});
+
+describe("skillgate run says how a sandboxed run was limited", () => {
+  const variable = "SKILLGATE_CGROUP_V2_PARENT";
+  const saved = process.env[variable];
+  afterEach(() => {
+    if (saved === undefined) delete process.env[variable];
+    else process.env[variable] = saved;
+  });
+
+  it("warns on stderr, even into a pipe, when the run's cgroup could not be made; --json carries the limits", async () => {
+    const sandbox = cliSandbox();
+    writeRunSkill(sandbox, "boxed", "sandbox", { "scripts/ok.py": "print('ok')\n" });
+    const notAFolder = join(sandbox.tree, "not-a-folder");
+    writeFileSync(notAFolder, "");
+    process.env[variable] = notAFolder;
+    const result = await sandbox.run(["run", "boxed", "scripts/ok.py", "--yes"]);
+    expect(result.out).toBe("ok\n");
+    expect(result.err).toContain(
+      `skillgate: warning: this run's cgroup could not be made (the controllers could not be enabled in ${notAFolder} (ENOTDIR)), so it was limited by rlimits only. Limits: processes 256 (rlimit); memory 1073741824 (rlimit); cpus 2 (not enforced);`,
+    );
+    expect(result.code).toBe(0);
+    const json = await sandbox.run(["run", "boxed", "scripts/ok.py", "--yes", "--json"]);
+    const printed = JSON.parse(json.out) as { run: { limits: { cgroup: { failed: boolean } } } };
+    expect(printed.run.limits.cgroup.failed).toBe(true);
+  });
+
+  it("says nothing more into a pipe when the cgroup was made (or the host has none)", async () => {
+    delete process.env[variable];
+    const sandbox = cliSandbox();
+    writeRunSkill(sandbox, "boxed", "sandbox", { "scripts/ok.py": "print('ok')\n" });
+    const result = await sandbox.run(["run", "boxed", "scripts/ok.py", "--yes"]);
+    expect(result.out).toBe("ok\n");
+    expect(result.err).toBe("");
   });
 });

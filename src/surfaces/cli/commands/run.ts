@@ -7,6 +7,7 @@ import {
   escapeTerminalControls,
 } from "../../../core/terminal-text.js";
 import type { ApprovalRequest } from "../../../policy/approvals.js";
+import { describeEnforcedLimits, type EnforcedLimits } from "../../../runners/enforced-limits.js";
 import { skillgateOptions } from "../context.js";
 import { type CliOutput, paint } from "../output.js";
 
@@ -152,6 +153,7 @@ function reportEnd(
       );
     return;
   }
+  reportLimits(output, run.limits);
   if (run.stdoutTruncated) output.err("HOST: stdout was cut at the output limit.\n");
   if (run.stderrTruncated) output.err("HOST: stderr was cut at the output limit.\n");
   if (run.status === "timed_out" || run.status === "interrupted") {
@@ -163,4 +165,19 @@ function reportEnd(
       run.signal !== undefined ? `was killed by ${run.signal}` : `exited with code ${run.exitCode ?? "none"}`;
     output.err(`skillgate: ${script} ${how}.\n`);
   }
+}
+
+/**
+ * Which limits held the run and how: always when its cgroup could not be made (it ran on
+ * rlimits alone, which must not pass unnoticed), otherwise on a terminal only, so a pipe
+ * gets the script's output and nothing more.
+ */
+function reportLimits(output: CliOutput, limits: EnforcedLimits | undefined): void {
+  if (limits === undefined) return;
+  if (limits.cgroup.failed === true)
+    output.err(
+      `skillgate: ${paint(output, "yellow", "warning")}: this run's cgroup could not be made (${escapeTerminalControls(limits.cgroup.reason ?? "no reason given")}), so it was limited by rlimits only. Limits: ${describeEnforcedLimits(limits)}\n`,
+    );
+  else if (process.stderr.isTTY === true)
+    output.err(`skillgate: limits: ${describeEnforcedLimits(limits)}\n`);
 }
