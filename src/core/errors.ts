@@ -22,6 +22,7 @@ export type ErrorCode =
   // The managed store, see docs/store.md.
   | "too_many_skills"
   | "too_many_domains"
+  | "unknown_hash"
   | "skill_exists"
   | "builtin_read_only"
   | "invalid_skill_name"

@@ -14,6 +14,7 @@ import {
 } from "./errors.js";
 import { checkFileSetLimits, checkTextFiles, type FileSet, readFileSet, writeFileSet } from "./file-sets.js";
 import { type CheckedFolder, checkSkillFolder } from "./folder-check.js";
+import { enableMismatch, withPreviousHashes } from "./hash-history.js";
 import type { ScriptProblem } from "./import/script-problems.js";
 import {
   INDEX_VERSION,
@@ -242,7 +243,7 @@ export class StoreWriter {
       if (enabled) {
         const checked = await checkSkillFolder(join(this.folder, name), { expectedName: name });
         if (checked.hash !== reviewedHash)
-          throw new SkillChangedError(name, reviewedHash ?? "", checked.hash);
+          throw enableMismatch(name, entry, reviewedHash ?? "", checked.hash);
         diagnostics = checked.diagnostics;
         // Enabling an assistant's draft is the owner's review of it: it is locked for good.
         const locks = entry.source === "assistant";
@@ -344,7 +345,7 @@ export class StoreWriter {
   #next(index: StoreIndex, name: string, entry: IndexEntry | undefined): StoreIndex {
     const skills = new Map(index.skills);
     if (entry === undefined) skills.delete(name);
-    else skills.set(name, entry);
+    else skills.set(name, withPreviousHashes(index.skills.get(name), entry));
     return {
       version: INDEX_VERSION,
       revision: index.revision + 1,
