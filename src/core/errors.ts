@@ -36,6 +36,7 @@ export type ErrorCode =
   | "encrypted_entry"
   | "duplicate_entry"
   | "entry_name_mismatch"
+  | "source_changed"
   | "too_many_files"
   | "skill_too_large"
   | "zip_bomb"

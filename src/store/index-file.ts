@@ -21,9 +21,9 @@ export const REVISION_FILE = ".revision";
 export const INDEX_VERSION = 1;
 
 /** Who put a stored skill there. Built-in skills are not in the index; they are listed as `builtin`. */
-export type StoreSource = "owner" | "assistant" | "zip" | "github";
+export type StoreSource = "owner" | "assistant" | "zip" | "folder" | "github";
 /** Every {@link StoreSource}, for validation and help texts. */
-export const STORE_SOURCES: readonly StoreSource[] = ["owner", "assistant", "zip", "github"];
+export const STORE_SOURCES: readonly StoreSource[] = ["owner", "assistant", "zip", "folder", "github"];
 
 /** One skill's record in the index. */
 export interface IndexEntry {

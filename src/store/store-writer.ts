@@ -103,8 +103,11 @@ export class StoreWriter {
     source: StoreSource,
     origin: string | undefined,
     scriptWarnings: readonly ScriptProblem[] = [],
+    replace = false,
   ): Promise<ChangeResult> {
     return this.locked(async ({ index }) => {
+      if (replace)
+        return this.#publishReplacement(index, { folder: staged, checked, scriptWarnings }, source, origin);
       await this.#assertFree(index, checked.name);
       return this.#publishNew(
         index,
@@ -310,6 +313,36 @@ export class StoreWriter {
     };
     const nextIndex = this.#next(index, checked.name, entry);
     await this.#commit({ kind: "create", name: checked.name, staged: staged.folder }, nextIndex);
+    consumedStaging(staged.folder);
+    return result(checked.name, entry, nextIndex.revision, checked.diagnostics, staged.scriptWarnings);
+  }
+
+  /**
+   * Puts a new version of a stored skill in place of the old one (an import with `replace`):
+   * saved disabled, with the new hash, so enabling needs the hash of what was reviewed now; the
+   * old hash joins the earlier ones. An identical version changes nothing.
+   */
+  async #publishReplacement(
+    index: StoreIndex,
+    staged: StagedVersion,
+    source: StoreSource,
+    origin: string | undefined,
+  ): Promise<ChangeResult> {
+    const checked = staged.checked;
+    const before = this.#entry(index, checked.name);
+    if (before.hash === checked.hash)
+      return result(checked.name, before, index.revision, checked.diagnostics, staged.scriptWarnings);
+    const { locked: _locked, origin: _origin, ...kept } = before;
+    const entry: IndexEntry = {
+      ...kept,
+      enabled: false,
+      source,
+      updated: this.now().toISOString(),
+      hash: checked.hash,
+      ...(origin !== undefined ? { origin } : {}),
+    };
+    const nextIndex = this.#next(index, checked.name, entry);
+    await this.#commit({ kind: "replace", name: checked.name, staged: staged.folder }, nextIndex);
     consumedStaging(staged.folder);
     return result(checked.name, entry, nextIndex.revision, checked.diagnostics, staged.scriptWarnings);
   }

@@ -11,6 +11,7 @@ export type ImportErrorCode = Extract<
   | "encrypted_entry"
   | "duplicate_entry"
   | "entry_name_mismatch"
+  | "source_changed"
   | "too_many_files"
   | "file_too_large"
   | "skill_too_large"
@@ -31,7 +32,8 @@ export type ImportErrorCode = Extract<
 /**
  * The HTTP status a server answers with for each refusal: 400 for a malformed upload or
  * address, 413 when a limit is exceeded, 422 when the content is well formed but not a skill,
- * and the 4xx/5xx of a gateway when GitHub is the one that failed.
+ * 409 when a local folder changed while it was read, and the 4xx/5xx of a gateway when
+ * GitHub is the one that failed.
  */
 export const IMPORT_HTTP_STATUS: Readonly<Record<ImportErrorCode, number>> = Object.freeze({
   zip_too_large: 413,
@@ -42,6 +44,7 @@ export const IMPORT_HTTP_STATUS: Readonly<Record<ImportErrorCode, number>> = Obj
   encrypted_entry: 400,
   duplicate_entry: 400,
   entry_name_mismatch: 400,
+  source_changed: 409,
   too_many_files: 413,
   file_too_large: 413,
   skill_too_large: 413,
