@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -211,5 +212,31 @@ describe("skillgate store", () => {
     const result = await sandbox.run(["store", "enable", "json-tools"]);
     expect(result.code).toBe(2);
     expect(result.err).toMatch(/^skillgate: .*--hash/);
+  });
+});
+
+describe("store show on a terminal", () => {
+  it("shows an imported SKILL.md's terminal controls escaped (a real pseudo-terminal), raw into a pipe", async () => {
+    const sandbox = cliSandbox();
+    const folder = join(sandbox.tree, "demo");
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, "SKILL.md"), `${SKILL_MD}\u001b]0;pwned\u0007\u001b[2J\n`);
+    expect((await sandbox.run(["store", "import", folder])).code).toBe(0);
+    const repository = join(import.meta.dirname, "..", "..", "..");
+    const command = [process.execPath, "--import", "tsx", join(repository, "src/surfaces/cli/main.ts")];
+    const argv = [...command, ...sandbox.flags(), "store", "show", "demo"];
+    const env = { PATH: process.env.PATH ?? "", HOME: sandbox.home, NO_COLOR: "1" };
+    const quoted = argv.map((part) => `'${part.replace(/'/g, "'\\''")}'`).join(" ");
+    const onTerminal = spawnSync("script", ["-qfec", quoted, "/dev/null"], {
+      cwd: repository,
+      env,
+      encoding: "utf8",
+    });
+    expect(onTerminal.status).toBe(0);
+    expect(onTerminal.stdout).toContain("\\x1b]0;pwned\\x07\\x1b[2J");
+    expect(onTerminal.stdout).not.toContain("\u001b]0;");
+    const piped = spawnSync(argv[0] as string, argv.slice(1), { cwd: repository, env, encoding: "utf8" });
+    expect(piped.status).toBe(0);
+    expect(piped.stdout).toContain("\u001b]0;pwned\u0007\u001b[2J");
   });
 });

@@ -1,5 +1,6 @@
 import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
+import { escapeTerminalControls } from "../../../core/terminal-text.js";
 import { grant } from "../../../skill/content-hash.js";
 import { importFolder, importGithub, importZip, isLocalFolder } from "../../../store/importers.js";
 import type { ChangeResult } from "../../../store/store-types.js";
@@ -43,6 +44,8 @@ export function registerStore(program: Command, output: CliOutput): void {
     .action(async (name: string, options: { json?: boolean }, command: Command) => {
       const skill = await (await openSkillgate(command).openStore()).get(name);
       if (options.json) return printJson(output, skill);
+      // An imported skill's text is someone else's: on a terminal its controls are shown escaped.
+      const shown = process.stdout.isTTY === true ? escapeTerminalControls : (text: string) => text;
       const lines = [
         `${paint(output, "bold", skill.name)}: ${skill.enabled ? paint(output, "green", "enabled") : paint(output, "yellow", "disabled")} (${skill.source}${skill.origin ? `, from ${skill.origin}` : ""})`,
         `hash:    ${skill.hash}`,
@@ -53,10 +56,10 @@ export function registerStore(program: Command, output: CliOutput): void {
         `updated: ${skill.updated ?? "-"}`,
         `folder:  ${skill.folder}`,
         "files:",
-        ...skill.files.map((file) => `  ${file.path} (${file.size} bytes)`),
+        ...skill.files.map((file) => `  ${shown(file.path)} (${file.size} bytes)`),
         "",
         paint(output, "dim", "--- SKILL.md ---"),
-        skill.skillFile.trimEnd(),
+        shown(skill.skillFile.trimEnd()),
       ];
       output.out(`${lines.join("\n")}\n`);
     });
