@@ -394,6 +394,19 @@ describe("skillgate run says how a sandboxed run was limited", () => {
     expect(printed.run.limits.cgroup.failed).toBe(true);
   });
 
+  it("on a terminal (a real pseudo-terminal), prints what enforced each limit after the run", async () => {
+    delete process.env[variable];
+    const sandbox = cliSandbox();
+    writeRunSkill(sandbox, "boxed", "sandbox", { "scripts/ok.py": "print('ok')\n" });
+    const result = await collect(
+      spawnCli(sandbox, ["run", "boxed", "scripts/ok.py", "--yes"], { tty: true }),
+    );
+    expect(result.code).toBe(0);
+    expect(result.out).toMatch(
+      /skillgate: limits: processes 256 \((cgroup-v[12], )?rlimit\); memory 1073741824 \((cgroup-v[12], )?rlimit\); cpus 2 \(.*\); file 67108864 \(rlimit\); tmp 134217728 \(tmpfs\); time-ms \d+ \(timer\); output \d+ \(output-cap\); (cgroup v[12] \(|no cgroup)/,
+    );
+  });
+
   it("says nothing more into a pipe when the cgroup was made (or the host has none)", async () => {
     delete process.env[variable];
     const sandbox = cliSandbox();
