@@ -13,6 +13,7 @@ import { PolicyTable } from "../policy/decide.js";
 import type { GrantStore } from "../policy/grants.js";
 import { configuredRule } from "../policy/rules.js";
 import type { RunLimits, Runner, RunRequest } from "../runners/contract.js";
+import { auditLimitsText, type EnforcedLimits } from "../runners/enforced-limits.js";
 import { LocalRunner } from "../runners/local-runner.js";
 import { observedRunner, type RunObserver } from "../runners/observed.js";
 import type { ProxyRefusal } from "../runners/proxy/index.js";
@@ -149,7 +150,20 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
       host: refusal.host,
       ...(refusal.port !== null ? { port: refusal.port } : {}),
     });
-  const { runner, sandbox } = runnerOf(options, data, () => catalog.config, auditRefusal);
+  // Which limits a sandboxed run was held to, and how: a run whose cgroup failed is on the record.
+  const auditLimits = (skill: string, limits: EnforcedLimits, call: RunRequest["call"]): void =>
+    audit?.record({
+      type: "run-limits",
+      time: new Date(clock.now()).toISOString(),
+      requestId: call?.requestId ?? "",
+      scope: call?.scope ?? { kind: "chat", id: "" },
+      tool: "run_skill_script",
+      tier: "change",
+      skill,
+      limits: auditLimitsText(limits),
+      ...(limits.cgroup.failed === true ? { errorKind: "cgroup_failed" } : {}),
+    });
+  const { runner, sandbox } = runnerOf(options, data, () => catalog.config, auditRefusal, auditLimits);
   const chatEnvironment = {
     chatLog: openChatLog,
     reviews: () => {
@@ -210,6 +224,7 @@ function runnerOf(
   data: string,
   config: () => SkillgateConfig,
   auditRefusal: (skill: string, refusal: ProxyRefusal, call: RunRequest["call"]) => void,
+  auditLimits: (skill: string, limits: EnforcedLimits, call: RunRequest["call"]) => void,
 ): { runner: Runner; sandbox: SandboxRunner | undefined } {
   let sandbox: SandboxRunner | undefined;
   const chosen =
@@ -224,6 +239,7 @@ function runnerOf(
       sandbox = new SandboxRunner({
         snapshots,
         proxy: domainProxyProvider({ onRefusal: auditRefusal }),
+        onLimits: auditLimits,
       });
       return new RunnerRouter({ snapshots, runners: { local, sandbox, ...options.runners } });
     })();

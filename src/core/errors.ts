@@ -22,6 +22,7 @@ export type ErrorCode =
   // The managed store, see docs/store.md.
   | "too_many_skills"
   | "too_many_domains"
+  | "unknown_hash"
   | "skill_exists"
   | "builtin_read_only"
   | "invalid_skill_name"
@@ -34,6 +35,8 @@ export type ErrorCode =
   | "unsupported_entry"
   | "encrypted_entry"
   | "duplicate_entry"
+  | "entry_name_mismatch"
+  | "source_changed"
   | "too_many_files"
   | "skill_too_large"
   | "zip_bomb"

@@ -26,6 +26,7 @@ export const AUDIT_FIELDS = [
   "errorKind",
   "host",
   "port",
+  "limits",
 ] as const satisfies readonly (keyof AuditEvent)[];
 
 /** The longest text field written, in UTF-16 units; longer values are cut (ids and names are short). */

@@ -13,7 +13,9 @@ export type AuditEventType =
   | "approval-requested"
   | "approval-answered"
   | "tool-call-finished"
-  | "network-refused";
+  | "network-refused"
+  /** A sandboxed run started: which limits were enforced and how (cgroup v1/v2, rlimit, tmpfs, timer). */
+  | "run-limits";
 
 /** How a call ended, as the audit log records it. */
 export type CallStatus =
@@ -54,6 +56,8 @@ export interface AuditEvent {
   readonly host?: string;
   /** For `network-refused`: the port it asked for. */
   readonly port?: number;
+  /** For `run-limits`: what enforced each limit of the run (see docs/audit.md). */
+  readonly limits?: string;
 }
 
 /** Where audit events go. The audit log implements it; tests may collect in memory. */

@@ -1,6 +1,7 @@
 import type { JsonValue } from "../core/safe-json.js";
 import type { ExecutionMode, NetworkMode } from "../skill/governance.js";
 import type { ScriptLanguage } from "../skill/scripts.js";
+import type { EnforcedLimits } from "./enforced-limits.js";
 
 /** How a run ended. `refused`: the runner would not start it (a hash mismatch, a language it cannot run). */
 export type RunStatus = "ok" | "failed" | "timed_out" | "interrupted" | "refused";
@@ -76,6 +77,8 @@ export interface RunResult {
   readonly code?: string;
   /** For a script killed by a signal skillgate did not send: its name (`SIGSEGV`, …). */
   readonly signal?: string;
+  /** For a run that started, from a runner that can say: each limit and what enforced it. */
+  readonly limits?: EnforcedLimits;
 }
 
 /**

@@ -11,6 +11,7 @@ export type StoreErrorCode = Extract<
   | "zip_too_large"
   | "too_many_domains"
   | "skill_changed"
+  | "unknown_hash"
   | "skill_exists"
   | "builtin_read_only"
   | "invalid_skill_name"
@@ -48,6 +49,7 @@ export const STORE_HTTP_STATUS: Readonly<Record<StoreErrorCode, number>> = Objec
   zip_too_large: 413,
   too_many_domains: 413,
   skill_changed: 409,
+  unknown_hash: 409,
   skill_exists: 409,
   builtin_read_only: 403,
   invalid_skill_name: 400,
@@ -133,13 +135,49 @@ export class TooManyDomainsError extends StoreError<{ count: number; limit: numb
   }
 }
 
+/**
+ * Which hash the caller saw, when it is one the skill had: `recorded`, the hash the index
+ * holds (the files changed on disk since), or `earlier`, a version before a later write.
+ */
+export type SeenHash = "recorded" | "earlier";
+
 /** The skill's current content hash is not the one the caller saw (seed 000: 409 skill_changed). */
-export class SkillChangedError extends StoreError<{ name: string; expected: string; actual: string }> {
-  constructor(name: string, expected: string, actual: string) {
+export class SkillChangedError extends StoreError<{
+  name: string;
+  expected: string;
+  actual: string;
+  seen?: SeenHash;
+}> {
+  constructor(name: string, expected: string, actual: string, seen?: SeenHash) {
+    const what =
+      seen === "earlier"
+        ? `the reviewed ${expected.slice(0, 8)} is an earlier version; it has been written since and is now ${actual.slice(0, 8)}`
+        : seen === "recorded"
+          ? `its files changed on disk since ${expected.slice(0, 8)} was recorded; they now hash to ${actual.slice(0, 8)}`
+          : `its hash is ${actual.slice(0, 8)}, not the reviewed ${expected.slice(0, 8)}`;
     super(
       "skill_changed",
-      `skill "${name}" changed: its hash is ${actual.slice(0, 8)}, not the reviewed ${expected.slice(0, 8)}`,
-      { name, expected, actual },
+      `skill "${name}" changed: ${what}; review it again (skillgate store show ${name})`,
+      {
+        name,
+        expected,
+        actual,
+        ...(seen !== undefined ? { seen } : {}),
+      },
+    );
+  }
+}
+
+/**
+ * The hash given to enable a skill was never this skill's (most likely mistyped or copied from
+ * another skill): nothing changed, the skill was simply not the one reviewed.
+ */
+export class UnknownHashError extends StoreError<{ name: string; given: string; actual: string }> {
+  constructor(name: string, given: string, actual: string) {
+    super(
+      "unknown_hash",
+      `the hash ${given.slice(0, 8)}… is not one skill "${name}" has ever had (it is ${actual.slice(0, 8)} now); copy the full hash from skillgate store show ${name}`,
+      { name, given, actual },
     );
   }
 }

@@ -21,9 +21,9 @@ export const REVISION_FILE = ".revision";
 export const INDEX_VERSION = 1;
 
 /** Who put a stored skill there. Built-in skills are not in the index; they are listed as `builtin`. */
-export type StoreSource = "owner" | "assistant" | "zip" | "github";
+export type StoreSource = "owner" | "assistant" | "zip" | "folder" | "github";
 /** Every {@link StoreSource}, for validation and help texts. */
-export const STORE_SOURCES: readonly StoreSource[] = ["owner", "assistant", "zip", "github"];
+export const STORE_SOURCES: readonly StoreSource[] = ["owner", "assistant", "zip", "folder", "github"];
 
 /** One skill's record in the index. */
 export interface IndexEntry {
@@ -40,7 +40,15 @@ export interface IndexEntry {
    * assistant may never rewrite it again (seed 000 "Drafts"). Absent otherwise.
    */
   readonly locked?: true;
+  /**
+   * Hashes the skill had before, newest first, at most {@link MAX_PREVIOUS_HASHES}: so enabling
+   * with an older hash can be told apart from a hash that was never this skill's.
+   */
+  readonly previousHashes?: readonly string[];
 }
+
+/** How many earlier hashes an index entry keeps. */
+export const MAX_PREVIOUS_HASHES = 20;
 
 /** The whole index. `skills` is a Map, so names like `constructor` are plain keys. */
 export interface StoreIndex {
@@ -114,6 +122,13 @@ function parseEntry(raw: unknown, name: string, problem: (message: string) => ne
     problem(`"${name}".hash is not a hex SHA-256`);
   if (raw.origin !== undefined && typeof raw.origin !== "string") problem(`"${name}".origin is not text`);
   if (raw.locked !== undefined && raw.locked !== true) problem(`"${name}".locked is not true`);
+  const previous = raw.previousHashes;
+  if (
+    previous !== undefined &&
+    (!Array.isArray(previous) ||
+      !previous.every((hash) => typeof hash === "string" && HASH_PATTERN.test(hash)))
+  )
+    problem(`"${name}".previousHashes is not a list of hex SHA-256`);
   const entry: IndexEntry = {
     enabled: raw.enabled as boolean,
     source: raw.source as StoreSource,
@@ -121,6 +136,9 @@ function parseEntry(raw: unknown, name: string, problem: (message: string) => ne
     hash: raw.hash as string,
     ...(typeof raw.origin === "string" ? { origin: raw.origin } : {}),
     ...(raw.locked === true ? { locked: true } : {}),
+    ...(Array.isArray(previous) && previous.length > 0
+      ? { previousHashes: (previous as string[]).slice(0, MAX_PREVIOUS_HASHES) }
+      : {}),
   };
   return entry;
 }

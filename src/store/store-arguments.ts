@@ -35,6 +35,9 @@ export function checkEnabled(enabled: boolean | undefined, source: StoreSource):
 export function checkExpected(hash: unknown): string | undefined {
   if (hash === undefined) return undefined;
   if (typeof hash !== "string" || !/^[0-9a-f]{64}$/.test(hash))
-    throw new StoreArgumentError("hash", "a hash must be the full 64 hex digits of the content hash");
+    throw new StoreArgumentError(
+      "hash",
+      "a hash must be the full 64 lower-case hex digits of the content hash (skillgate store show NAME prints it; store list shows only the first 8)",
+    );
   return hash;
 }

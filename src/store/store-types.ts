@@ -111,6 +111,11 @@ export interface InstallOptions {
   readonly origin?: string;
   /** The name it must have; default: the `name` in its SKILL.md. */
   readonly name?: string;
+  /**
+   * Put it in place of the stored skill of its name (which must exist: `not_found`) instead
+   * of refusing a taken name: the new version is saved disabled with its new hash.
+   */
+  readonly replace?: boolean;
 }
 
 /** Options of writes that can be conditional on the hash the caller last saw. */

@@ -15,6 +15,7 @@ import {
 } from "./errors.js";
 import { checkFileSetLimits, checkTextFiles, type FileSet, readFileSet, writeFileSet } from "./file-sets.js";
 import { type CheckedFolder, checkSkillFolder } from "./folder-check.js";
+import { enableMismatch, withPreviousHashes } from "./hash-history.js";
 import type { ScriptProblem } from "./import/script-problems.js";
 import {
   INDEX_VERSION,
@@ -103,8 +104,11 @@ export class StoreWriter {
     source: StoreSource,
     origin: string | undefined,
     scriptWarnings: readonly ScriptProblem[] = [],
+    replace = false,
   ): Promise<ChangeResult> {
     return this.locked(async ({ index }) => {
+      if (replace)
+        return this.#publishReplacement(index, { folder: staged, checked, scriptWarnings }, source, origin);
       await this.#assertFree(index, checked.name);
       return this.#publishNew(
         index,
@@ -243,7 +247,7 @@ export class StoreWriter {
       if (enabled) {
         const checked = await checkSkillFolder(join(this.folder, name), { expectedName: name });
         if (checked.hash !== reviewedHash)
-          throw new SkillChangedError(name, reviewedHash ?? "", checked.hash);
+          throw enableMismatch(name, entry, reviewedHash ?? "", checked.hash);
         diagnostics = checked.diagnostics;
         // Enabling an assistant's draft is the owner's review of it: it is locked for good.
         const locks = entry.source === "assistant";
@@ -314,6 +318,36 @@ export class StoreWriter {
     return result(checked.name, entry, nextIndex.revision, checked.diagnostics, staged.scriptWarnings);
   }
 
+  /**
+   * Puts a new version of a stored skill in place of the old one (an import with `replace`):
+   * saved disabled, with the new hash, so enabling needs the hash of what was reviewed now; the
+   * old hash joins the earlier ones. An identical version changes nothing.
+   */
+  async #publishReplacement(
+    index: StoreIndex,
+    staged: StagedVersion,
+    source: StoreSource,
+    origin: string | undefined,
+  ): Promise<ChangeResult> {
+    const checked = staged.checked;
+    const before = this.#entry(index, checked.name);
+    if (before.hash === checked.hash)
+      return result(checked.name, before, index.revision, checked.diagnostics, staged.scriptWarnings);
+    const { locked: _locked, origin: _origin, ...kept } = before;
+    const entry: IndexEntry = {
+      ...kept,
+      enabled: false,
+      source,
+      updated: this.now().toISOString(),
+      hash: checked.hash,
+      ...(origin !== undefined ? { origin } : {}),
+    };
+    const nextIndex = this.#next(index, checked.name, entry);
+    await this.#commit({ kind: "replace", name: checked.name, staged: staged.folder }, nextIndex);
+    consumedStaging(staged.folder);
+    return result(checked.name, entry, nextIndex.revision, checked.diagnostics, staged.scriptWarnings);
+  }
+
   /** Refuses a name that is taken (in the index, or by a folder nobody indexed) or a full store. */
   async #assertFree(index: StoreIndex, name: string): Promise<void> {
     if (index.skills.has(name)) throw new SkillExistsError(name);
@@ -345,7 +379,7 @@ export class StoreWriter {
   #next(index: StoreIndex, name: string, entry: IndexEntry | undefined): StoreIndex {
     const skills = new Map(index.skills);
     if (entry === undefined) skills.delete(name);
-    else skills.set(name, entry);
+    else skills.set(name, withPreviousHashes(index.skills.get(name), entry));
     return {
       version: INDEX_VERSION,
       revision: index.revision + 1,

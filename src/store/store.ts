@@ -288,7 +288,9 @@ export class Store {
    * `too_many_domains`), its SKILL.md must load with a valid name (`skill_invalid`,
    * `invalid_skill_name`) and no invalid governance key or `parameters_schema`
    * (`skill_invalid`); the name must be free (`skill_exists`, `builtin_read_only`) and the
-   * store below {@link MAX_SKILLS} (`too_many_skills`). File modes are normalised to 0600
+   * store below {@link MAX_SKILLS} (`too_many_skills`) or, with `replace`, a stored skill
+   * (`not_found`), whose files it replaces as one change: saved disabled with the new hash
+   * (an identical version changes nothing). File modes are normalised to 0600
    * (folders 0700: modes are not part of a skill) and every file is flushed to disk before
    * the rename. The skill is saved disabled. The staged folder is consumed either way: moved
    * into place on success, removed on refusal. Helper folders the caller makes beside it
@@ -309,7 +311,14 @@ export class Store {
         staged,
         checked.files.map((file) => file.path),
       );
-      return await this.#writer.install(staged, checked, source, options.origin, scriptWarnings);
+      return await this.#writer.install(
+        staged,
+        checked,
+        source,
+        options.origin,
+        scriptWarnings,
+        options.replace === true,
+      );
     } finally {
       await discardStaging(staged);
     }

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { hashSkillFolder } from "../../src/skill/content-hash.js";
@@ -222,6 +222,36 @@ describe("Store writes", () => {
     const error = await refusal(() => store.enable("draft", { hash: created.hash }), "skill_changed");
     expect(error).toMatchObject({ httpStatus: 409, data: { name: "draft", expected: created.hash } });
     expect(snapshot(data)).toEqual(before);
+  });
+
+  it("enable says which case a wrong hash is: earlier version, hand edit, never this skill's, malformed", async () => {
+    const { store, data } = await openTestStore();
+    const created = await store.create("draft", { "SKILL.md": skillMd("draft") });
+    const other = await store.create("other", { "SKILL.md": skillMd("other") });
+    const changed = await store.updateFile("draft", "scripts/x.sh", "echo changed after review\n");
+    const mistyped = `${changed.hash.slice(0, 63)}${changed.hash.endsWith("0") ? "1" : "0"}`;
+    const cases: readonly [string, string, string, Record<string, unknown>][] = [
+      ["an earlier version", created.hash, "skill_changed", { seen: "earlier", expected: created.hash }],
+      ["a mistyped hash", mistyped, "unknown_hash", { given: mistyped, actual: changed.hash }],
+      ["another skill's hash", other.hash, "unknown_hash", { given: other.hash }],
+      ["an 8-hex prefix", changed.hash.slice(0, 8), "invalid_argument", { argument: "hash" }],
+    ];
+    const before = snapshot(data);
+    for (const [label, hash, code, fields] of cases) {
+      const error = await refusal(() => store.enable("draft", { hash }), code);
+      expect(error, label).toMatchObject({ data: fields });
+      if (code !== "invalid_argument")
+        expect((error as unknown as { httpStatus: number }).httpStatus, label).toBe(409);
+    }
+    expect(
+      (await refusal(() => store.enable("draft", { hash: mistyped }), "unknown_hash")).message,
+    ).toContain('is not one skill "draft" has ever had');
+    expect(snapshot(data)).toEqual(before);
+    // A hand edit after the hash was recorded: the recorded hash is now stale.
+    writeFileSync(join(data, "skills", "draft", "notes.md"), "edited by hand\n");
+    const edited = await refusal(() => store.enable("draft", { hash: changed.hash }), "skill_changed");
+    expect(edited).toMatchObject({ data: { seen: "recorded", expected: changed.hash } });
+    expect(edited.message).toContain("changed on disk since");
   });
 
   it("enable refuses a short or missing hash: an 8-hex prefix could be forged", async () => {

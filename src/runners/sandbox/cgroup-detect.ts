@@ -65,8 +65,27 @@ export function systemCgroupHost(): CgroupHost {
 
 let cached: CgroupSupport | undefined;
 
-/** {@link detectCgroups} for this process, worked out once. */
+/**
+ * Names the cgroup v2 group run cgroups are made under, instead of detecting one: for a host
+ * whose delegated group is known, and for checking what a run does when its cgroup cannot be
+ * made. Read on every call; detection is cached.
+ */
+export const CGROUP_PARENT_VARIABLE = "SKILLGATE_CGROUP_V2_PARENT";
+
+/**
+ * {@link detectCgroups} for this process, worked out once; or the group named by
+ * {@link CGROUP_PARENT_VARIABLE}, taken as it is (every controller wanted, nothing probed: a
+ * group that is not usable shows as a failed cgroup in each run's limits).
+ */
 export function hostCgroupSupport(): CgroupSupport {
+  const parent = process.env[CGROUP_PARENT_VARIABLE];
+  if (parent !== undefined && parent !== "")
+    return {
+      version: "v2",
+      folder: parent,
+      controllers: CGROUP_CONTROLLERS,
+      note: `cgroup v2 in ${parent} (from ${CGROUP_PARENT_VARIABLE})`,
+    };
   cached ??= detectCgroups(systemCgroupHost());
   return cached;
 }

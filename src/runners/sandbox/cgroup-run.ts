@@ -36,25 +36,36 @@ export interface RunCgroup {
   removeNow(withinMs: number): void;
 }
 
-const enabledV2 = new Map<string, boolean>();
+const enabledV2 = new Map<string, true | string>();
+
+/**
+ * A run's cgroups, or why there are none: `problem` is set when the host offers cgroups but
+ * the run's could not be made (the run then has rlimits only, and says so); neither is set
+ * when the host offers none.
+ */
+export type RunCgroupAttempt =
+  | { readonly cgroup: RunCgroup; readonly problem?: undefined }
+  | { readonly cgroup?: undefined; readonly problem?: string };
 
 /**
  * Makes the cgroups of one run and writes its limits: pids, memory (no swap) and CPU quota.
- * `undefined` when the host has none or making them fails; the run then relies on rlimits,
- * which always apply. Never throws.
+ * Never throws: a failure is returned as `problem`, with the folder and the error, so the
+ * caller can report it or refuse the run; it is never silently the same as "no cgroups".
  */
 export function createRunCgroup(
   support: CgroupSupport,
   name: string,
   resources: SandboxResources,
-): RunCgroup | undefined {
+): RunCgroupAttempt {
   try {
-    if (support.version === "v2") return createV2(support.folder, support.controllers, name, resources);
-    if (support.version === "v1") return createV1(support.folders, support.controllers, name, resources);
-  } catch {
-    // fall back to rlimits
+    if (support.version === "v2")
+      return { cgroup: createV2(support.folder, support.controllers, name, resources) };
+    if (support.version === "v1")
+      return { cgroup: createV1(support.folders, support.controllers, name, resources) };
+  } catch (error) {
+    return { problem: error instanceof Error ? error.message : String(error) };
   }
-  return undefined;
+  return {};
 }
 
 /** The folder name of a run's cgroup: owner pid first, so a sweep can tell orphans. */
@@ -67,10 +78,11 @@ function createV2(
   controllers: readonly CgroupController[],
   name: string,
   resources: SandboxResources,
-): RunCgroup | undefined {
-  if (!enableV2Controllers(parent, controllers)) return undefined;
+): RunCgroup {
+  const enabled = enableV2Controllers(parent, controllers);
+  if (enabled !== true) throw new Error(`the controllers could not be enabled in ${parent} (${enabled})`);
   const folder = join(parent, name);
-  mkdirSync(folder);
+  makeFolder(folder);
   const written: CgroupController[] = [];
   const write = (file: string, value: string): boolean => {
     try {
@@ -103,32 +115,46 @@ function createV2(
  * Turns the controllers on for children of `parent`. cgroup v2 refuses that while processes
  * sit in `parent` itself ("no internal processes"); when the only one there is this
  * process, it moves into a leaf of its own ({@link SUPERVISOR_CGROUP}) first, as systemd's
- * delegation documentation prescribes. Worked out once per parent.
+ * delegation documentation prescribes. Worked out once per parent: `true`, or the error code.
  */
-function enableV2Controllers(parent: string, controllers: readonly CgroupController[]): boolean {
+function enableV2Controllers(parent: string, controllers: readonly CgroupController[]): true | string {
   const known = enabledV2.get(parent);
   if (known !== undefined) return known;
   const wanted = controllers.map((controller) => `+${controller}`).join(" ");
   const control = join(parent, "cgroup.subtree_control");
-  let enabled = false;
+  let enabled: true | string;
   try {
     writeFileSync(control, wanted);
     enabled = true;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EBUSY" && onlyThisProcess(parent)) {
+    enabled = errorCode(error);
+    if (enabled === "EBUSY" && onlyThisProcess(parent)) {
       try {
         const supervisor = join(parent, SUPERVISOR_CGROUP);
         mkdirSync(supervisor, { recursive: true });
         writeFileSync(join(supervisor, "cgroup.procs"), String(process.pid));
         writeFileSync(control, wanted);
         enabled = true;
-      } catch {
-        enabled = false;
+      } catch (inner) {
+        enabled = errorCode(inner);
       }
     }
   }
   enabledV2.set(parent, enabled);
   return enabled;
+}
+
+function errorCode(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? String(error);
+}
+
+/** mkdir, with the folder named in the error. */
+function makeFolder(folder: string): void {
+  try {
+    mkdirSync(folder);
+  } catch (error) {
+    throw new Error(`${folder} could not be made (${errorCode(error)})`);
+  }
 }
 
 function onlyThisProcess(folder: string): boolean {
@@ -141,7 +167,7 @@ function createV1(
   controllers: readonly CgroupController[],
   name: string,
   resources: SandboxResources,
-): RunCgroup | undefined {
+): RunCgroup {
   const made: string[] = [];
   const written: CgroupController[] = [];
   try {
@@ -149,7 +175,7 @@ function createV1(
       const parent = folders[controller];
       if (parent === undefined) continue;
       const folder = join(parent, name);
-      mkdirSync(folder);
+      makeFolder(folder);
       made.push(folder);
       if (controller === "pids") writeFileSync(join(folder, "pids.max"), String(resources.processes));
       if (controller === "memory") {
@@ -166,9 +192,10 @@ function createV1(
     }
   } catch (error) {
     for (const folder of made.reverse()) removeQuietly(folder);
+    // A write's own error names the file (ENOENT: …, open '<folder>/pids.max').
     throw error;
   }
-  if (made.length === 0) return undefined;
+  if (made.length === 0) throw new Error("no cgroup v1 hierarchy to make the run's group in");
   return handle("v1", made, written, () => undefined);
 }
 

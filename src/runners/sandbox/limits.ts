@@ -1,4 +1,5 @@
 import type { RunLimits } from "../contract.js";
+import type { EnforcedLimits, LimitMechanism, RunCgroupReport } from "../enforced-limits.js";
 
 /**
  * What one sandboxed run may use besides time and output. The defaults follow seed 000's
@@ -101,4 +102,28 @@ export function dashUlimitPairs(resources: SandboxResources, interpreter: "node"
  */
 export function nodeHeapOption(resources: SandboxResources): string {
   return `--max-old-space-size=${Math.max(16, Math.floor((resources.memoryBytes * 3) / 4 / (1024 * 1024)))}`;
+}
+
+/**
+ * What a sandboxed run was held to and by what, given its cgroup: the pids and memory
+ * controllers add to the rlimits (which always apply, per process), only the cpu controller
+ * caps CPU, and the file size, `/tmp`, time and output caps are the same with or without.
+ */
+export function sandboxEnforcedLimits(
+  resources: SandboxResources,
+  limits: RunLimits,
+  cgroup: RunCgroupReport,
+): EnforcedLimits {
+  const controller = (name: "pids" | "memory" | "cpu"): LimitMechanism[] =>
+    cgroup.version !== "none" && cgroup.controllers.includes(name) ? [`cgroup-${cgroup.version}`] : [];
+  return {
+    processes: { value: resources.processes, by: [...controller("pids"), "rlimit"] },
+    memoryBytes: { value: resources.memoryBytes, by: [...controller("memory"), "rlimit"] },
+    cpus: { value: resources.cpus, by: controller("cpu") },
+    fileSizeBytes: { value: resources.fileSizeBytes, by: ["rlimit"] },
+    tmpBytes: { value: resources.tmpBytes, by: ["tmpfs"] },
+    timeoutMs: { value: limits.timeoutMs, by: ["timer"] },
+    outputBytes: { value: limits.maxOutputBytes, by: ["output-cap"] },
+    cgroup,
+  };
 }

@@ -10,6 +10,7 @@ export type SandboxRefusalCode =
   | "snapshot_unreachable"
   | "proxy_unavailable"
   | "arguments_too_large"
+  | "cgroup_unavailable"
   | "sandbox_failed";
 
 /** The script kinds the sandbox runs, by extension (seed 000's SandboxCanRun, plus shell scripts). */
@@ -99,5 +100,13 @@ export function sandboxFailed(script: string, detail: string): RunResult {
   return sandboxRefusal(
     "sandbox_failed",
     `the sandbox could not start (${reason}), so ${script} did not run; tell the host's owner (skillgate doctor shows what this host supports).`,
+  );
+}
+
+/** The runner was told to require cgroups (`cgroups: "required"`) and the run has none. */
+export function cgroupUnavailable(script: string, reason: string): RunResult {
+  return sandboxRefusal(
+    "cgroup_unavailable",
+    `the sandbox must limit this run with cgroups, but it has none (${reason}), so ${script} did not run; tell the host's owner (skillgate doctor shows what this host supports).`,
   );
 }

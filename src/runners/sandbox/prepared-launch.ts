@@ -36,6 +36,8 @@ export interface PreparedLaunch {
   readonly chain: LaunchedChain;
   /** The run's cgroups; `undefined` without cgroups (off, none on this host, or not made: rlimits only). */
   readonly cgroup: RunCgroup | undefined;
+  /** Why the run's cgroups could not be made when the shape wanted them (see {@link createRunCgroup}). */
+  readonly cgroupProblem?: string;
   /**
    * `true` once the chain's first process is in every one of its cgroups (at once without
    * cgroups); `false` when it could not be put there.
@@ -70,7 +72,8 @@ export function prepareLaunch(
   } catch (error) {
     return { error: error instanceof Error ? error.message : String(error) };
   }
-  const cgroup = createRunCgroup(shape.cgroups, runCgroupName(runId), shape.resources);
+  const attempt = createRunCgroup(shape.cgroups, runCgroupName(runId), shape.resources);
+  const cgroup = attempt.cgroup;
   const chain = spawnLaunch({
     argv: shape.argv(runId, forRun?.command, portalFolder),
     env: shape.env,
@@ -102,6 +105,7 @@ export function prepareLaunch(
     runId,
     chain,
     cgroup,
+    ...(attempt.problem !== undefined ? { cgroupProblem: attempt.problem } : {}),
     joined,
     ...(portalFolder !== undefined ? { portalFolder } : {}),
     async dispose() {

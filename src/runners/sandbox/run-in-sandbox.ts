@@ -1,6 +1,7 @@
 import { basename, isAbsolute } from "node:path";
 import { performance } from "node:perf_hooks";
 import type { RunResult } from "../contract.js";
+import type { RunCgroupReport } from "../enforced-limits.js";
 import { MAX_ARGUMENTS_JSON_BYTES } from "../local-runner.js";
 import { interrupted } from "../process-group.js";
 import { type BwrapRun, bwrapRunArguments, encodeArguments, runCommand } from "./bwrap-arguments.js";
@@ -15,7 +16,7 @@ import {
   SANDBOX_UID,
   SKILL_MOUNT,
 } from "./layout.js";
-import { nodeHeapOption, type SandboxLimits, sandboxResources } from "./limits.js";
+import { nodeHeapOption, type SandboxLimits, sandboxEnforcedLimits, sandboxResources } from "./limits.js";
 import * as messages from "./messages.js";
 import {
   type LaunchShape,
@@ -61,8 +62,17 @@ export interface SandboxRunRequest {
   readonly onOutput?: (stream: "stdout" | "stderr", chunk: string) => void;
   /** SKILLGATE_SKILL_NAME for the script. */
   readonly skillName?: string;
-  /** `off` ignores the host's cgroups and limits with rlimits only (default `auto`). */
-  readonly cgroups?: "auto" | "off";
+  /**
+   * `auto` (the default) uses the host's cgroups when it has them and reports in the result's
+   * `limits` when it has none or the run's could not be made; `required` refuses the run
+   * then (`cgroup_unavailable`); `off` ignores the host's cgroups and limits with rlimits only.
+   */
+  readonly cgroups?: SandboxCgroupMode;
+  /**
+   * Where run cgroups are made, instead of what this process detects on the host: for a host
+   * whose delegated group is known, and for tests that need a group that cannot be made.
+   */
+  readonly cgroupSupport?: CgroupSupport;
   /**
    * Sandboxes started ahead (see {@link SandboxPool}): the run takes one of its shape when one
    * is ready, and the next is started after it answered; its cgroups are removed after it
@@ -71,6 +81,9 @@ export interface SandboxRunRequest {
    */
   readonly pool?: SandboxPool;
 }
+
+/** How a run uses cgroups: see {@link SandboxRunRequest.cgroups}. */
+export type SandboxCgroupMode = "auto" | "required" | "off";
 
 /** How one run was contained, for callers that want evidence (tests, doctor, audit). */
 export interface SandboxRunDetails {
@@ -129,9 +142,13 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
     const resources = sandboxResources(request.limits);
     // Joining cgroups while the sandbox starts needs bubblewrap to hold it (--block-fd).
     const support: CgroupSupport =
-      request.cgroups === "off" || !ready.features.blockFd || !ready.features.jsonStatus
-        ? { version: "none", controllers: [], note: "off" }
-        : hostCgroupSupport();
+      request.cgroups === "off"
+        ? { version: "none", controllers: [], note: "turned off" }
+        : !ready.features.blockFd || !ready.features.jsonStatus
+          ? { version: "none", controllers: [], note: BWRAP_CANNOT_HOLD }
+          : (request.cgroupSupport ?? hostCgroupSupport());
+    if (request.cgroups === "required" && support.version === "none")
+      return messages.cgroupUnavailable(script, support.note);
     const interpreter = basename(request.command[0] ?? "").startsWith("node") ? "node" : "other";
     const env = sandboxEnvironment(request, interpreter, resources);
     // Without --clearenv the environment is the spawn's own, so no launch can be made ahead;
@@ -185,6 +202,9 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
         ? { proxySocketSource: targets.socket }
         : {}),
     };
+    const cgroupReport = cgroupReportOf(support, current);
+    if (request.cgroups === "required" && cgroupReport.version === "none")
+      return messages.cgroupUnavailable(script, cgroupReport.reason ?? "none was made");
     // A launch made for this run is moved into its cgroups while it starts, and held until it is inside.
     const held = current.chain.block !== undefined;
     // A launcher that is dash sets the limits itself: one exec (prlimit) fewer.
@@ -219,7 +239,13 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
       portal: folder !== undefined,
       prestarted: prestarted !== undefined,
     };
-    return { ...toResult(outcome, ready.features, script, startedAt), sandbox: details };
+    const result = toResult(outcome, ready.features, script, startedAt);
+    if (result.status === "refused") return { ...result, sandbox: details };
+    return {
+      ...result,
+      limits: sandboxEnforcedLimits(resources, request.limits, cgroupReport),
+      sandbox: details,
+    };
   } catch (error) {
     // A host failure before the run (a temporary folder that cannot be made): nothing ran.
     return messages.sandboxFailed(script, (error as NodeJS.ErrnoException).code ?? String(error));
@@ -231,6 +257,18 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
     }
     if (pool !== undefined && reusable !== undefined) pool.refill(reusable);
   }
+}
+
+/** Why a run has no cgroups when bubblewrap cannot hold its first process while it joins them. */
+const BWRAP_CANNOT_HOLD = "this bubblewrap lacks --block-fd or --json-status-fd, which joining cgroups needs";
+
+/** The run's cgroup as the result and the audit report it: which, or why none. */
+function cgroupReportOf(support: CgroupSupport, launch: PreparedLaunch): RunCgroupReport {
+  if (launch.cgroup !== undefined)
+    return { version: launch.cgroup.version, controllers: launch.cgroup.controllers };
+  if (launch.cgroupProblem !== undefined)
+    return { version: "none", controllers: [], reason: launch.cgroupProblem, failed: true };
+  return { version: "none", controllers: [], reason: support.note };
 }
 
 /** The pool's launch of this shape, once it is in its cgroups; `undefined` when none is ready or usable. */

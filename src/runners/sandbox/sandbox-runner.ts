@@ -3,15 +3,22 @@ import { tmpdir } from "node:os";
 import { extname, join } from "node:path";
 import { removeTree } from "../../core/remove-tree.js";
 import type { Runner, RunRequest, RunResult, VerifiedSnapshot } from "../contract.js";
+import type { EnforcedLimits } from "../enforced-limits.js";
 import { interpreterPath } from "../languages.js";
 import type { ProxyRefusal } from "../proxy/index.js";
 import { startDomainProxy } from "../proxy/index.js";
 import { refusal } from "../refusal.js";
 import type { SnapshotStore } from "../snapshot.js";
+import type { CgroupSupport } from "./cgroup-detect.js";
 import { sandboxTools } from "./host-tools.js";
 import type { SandboxResources } from "./limits.js";
 import * as messages from "./messages.js";
-import { runInSandbox, type SandboxNetwork, type SandboxRunResult } from "./run-in-sandbox.js";
+import {
+  runInSandbox,
+  type SandboxCgroupMode,
+  type SandboxNetwork,
+  type SandboxRunResult,
+} from "./run-in-sandbox.js";
 import { SandboxPool } from "./sandbox-pool.js";
 
 /** A proxy for one run: where its socket is, and how to stop it afterwards. */
@@ -38,8 +45,19 @@ export interface SandboxRunnerOptions {
   readonly proxy?: SandboxProxyProvider;
   /** Overrides of the default processes, memory, CPUs, file size and `/tmp` size. */
   readonly resources?: Partial<SandboxResources>;
-  /** `off` limits with rlimits only, whatever the host's cgroups allow. */
-  readonly cgroups?: "auto" | "off";
+  /**
+   * `auto` (default): the host's cgroups where it has them, and every result says which limits
+   * were enforced and how; `required`: a run without cgroups is refused (`cgroup_unavailable`);
+   * `off`: rlimits only, whatever the host's cgroups allow.
+   */
+  readonly cgroups?: SandboxCgroupMode;
+  /** Where run cgroups are made instead of what is detected (see {@link SandboxRunRequest.cgroupSupport}). */
+  readonly cgroupSupport?: CgroupSupport;
+  /**
+   * Told the limits of every run that started, with the call it served: for the audit log
+   * (`run-limits`), so a run that fell back to rlimits is on the record.
+   */
+  readonly onLimits?: (skill: string, limits: EnforcedLimits, call: RunRequest["call"]) => void;
   /**
    * Keep one sandbox started ahead of the next run (default true; see {@link SandboxPool}):
    * the chain spawned and put in its cgroups while the runner is idle. `false` starts every
@@ -142,7 +160,7 @@ export class SandboxRunner implements Runner {
         ? { mode: "none" }
         : { mode: "proxy", socketPath: lease.socketPath, allowedDomains: domains };
     try {
-      return await runInSandbox({
+      const result = await runInSandbox({
         snapshotFolder: snapshot.folder,
         script: request.script,
         command,
@@ -151,10 +169,13 @@ export class SandboxRunner implements Runner {
         network,
         skillName: request.skill,
         ...(this.#options.cgroups !== undefined ? { cgroups: this.#options.cgroups } : {}),
+        ...(this.#options.cgroupSupport !== undefined ? { cgroupSupport: this.#options.cgroupSupport } : {}),
         ...(this.#pool !== undefined && !this.#pool.closed ? { pool: this.#pool } : {}),
         ...(request.signal !== undefined ? { signal: request.signal } : {}),
         ...(request.onOutput !== undefined ? { onOutput: request.onOutput } : {}),
       });
+      if (result.limits !== undefined) this.#options.onLimits?.(request.skill, result.limits, request.call);
+      return result;
     } finally {
       await lease?.release();
     }

@@ -19,13 +19,19 @@ export interface SyscallArchitecture {
 
 /**
  * Refused outright (EPERM): ways out of the namespaces, kernel attack surface a script never
- * needs, and ways to watch or change other processes. `undefined` in a table means the
+ * needs, and ways to watch or change other processes. `pidfd_open` and `pidfd_getfd` are here
+ * because `pidfd_getfd` copies another process's descriptors without `ptrace` (bubblewrap's
+ * own pid 1 inside the sandbox runs as the same uid, so the kernel's ptrace-mode check passes);
+ * `process_madvise` acts on another process's memory the same way. `undefined` in a table means the
  * architecture has no such call.
  */
 export const REFUSED_SYSCALLS = [
   "ptrace",
   "process_vm_readv",
   "process_vm_writev",
+  "process_madvise",
+  "pidfd_open",
+  "pidfd_getfd",
   "kcmp",
   "unshare",
   "setns",
@@ -79,6 +85,9 @@ const X86_64: Readonly<Record<SyscallName, number | undefined>> = {
   ptrace: 101,
   process_vm_readv: 310,
   process_vm_writev: 311,
+  process_madvise: 440,
+  pidfd_open: 434,
+  pidfd_getfd: 438,
   kcmp: 312,
   unshare: 272,
   setns: 308,
@@ -130,6 +139,9 @@ const AARCH64: Readonly<Record<SyscallName, number | undefined>> = {
   ptrace: 117,
   process_vm_readv: 270,
   process_vm_writev: 271,
+  process_madvise: 440,
+  pidfd_open: 434,
+  pidfd_getfd: 438,
   kcmp: 272,
   unshare: 97,
   setns: 268,

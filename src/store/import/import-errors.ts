@@ -10,6 +10,8 @@ export type ImportErrorCode = Extract<
   | "unsupported_entry"
   | "encrypted_entry"
   | "duplicate_entry"
+  | "entry_name_mismatch"
+  | "source_changed"
   | "too_many_files"
   | "file_too_large"
   | "skill_too_large"
@@ -30,7 +32,8 @@ export type ImportErrorCode = Extract<
 /**
  * The HTTP status a server answers with for each refusal: 400 for a malformed upload or
  * address, 413 when a limit is exceeded, 422 when the content is well formed but not a skill,
- * and the 4xx/5xx of a gateway when GitHub is the one that failed.
+ * 409 when a local folder changed while it was read, and the 4xx/5xx of a gateway when
+ * GitHub is the one that failed.
  */
 export const IMPORT_HTTP_STATUS: Readonly<Record<ImportErrorCode, number>> = Object.freeze({
   zip_too_large: 413,
@@ -40,6 +43,8 @@ export const IMPORT_HTTP_STATUS: Readonly<Record<ImportErrorCode, number>> = Obj
   unsupported_entry: 400,
   encrypted_entry: 400,
   duplicate_entry: 400,
+  entry_name_mismatch: 400,
+  source_changed: 409,
   too_many_files: 413,
   file_too_large: 413,
   skill_too_large: 413,
@@ -61,6 +66,8 @@ export const IMPORT_HTTP_STATUS: Readonly<Record<ImportErrorCode, number>> = Obj
 export interface ImportErrorData {
   /** The entry or file the refusal is about, as named in the archive or by the API. */
   readonly path?: string;
+  /** The name the entry's local header gives, when it disagrees with `path` (`entry_name_mismatch`). */
+  readonly localPath?: string;
   /** The limit that was exceeded. */
   readonly limit?: number;
   /** The amount counted when the limit was exceeded (a lower bound when reading stopped early). */

@@ -1,5 +1,5 @@
 /**
- * Skill import (a zip upload or a GitHub folder) and the script checker, for the store to
+ * Skill import (a zip upload, a local folder or a GitHub folder) and the script checker, for the store to
  * wire in: each importer unpacks into a target folder it is given (the store's staging
  * folder) under limits it is given, all or nothing. See docs/import.md.
  */
@@ -20,6 +20,7 @@ export {
   isImportRefusal,
 } from "./import-errors.js";
 export { DEFAULT_IMPORT_LIMITS, type ImportLimits } from "./limits.js";
+export { copySkillFolder, type FolderCopyOptions } from "./read-folder.js";
 export { checkSkillScripts, type ScriptCheckOptions } from "./script-check.js";
 export type {
   ScriptCheckResult,

@@ -110,6 +110,7 @@ async function readEntry(
     // Strict: keep backslashes as they are, so they are refused rather than reinterpreted.
     true,
   );
+  await checkLocalHeaderName(zipfile, entry, rawName);
   const { path, isFolder } = normaliseEntryPath(rawName);
   if (SKIPPED_TOP_FOLDERS.has(path.split("/")[0] ?? "")) return;
   const shown = path === "" ? printable(rawName) : path;
@@ -141,6 +142,40 @@ async function readEntry(
   fileSet.reserveFile(path, entry.uncompressedSize);
   const bytes = await inflateEntry(zipfile, entry, path, fileSet, limits, zipSize, inflated);
   fileSet.addFile(path, bytes, executable);
+}
+
+/**
+ * Refuses an entry whose local header names it differently from the central directory.
+ * skillgate reads names from the central directory; a tool that streams local headers
+ * (`unzip -` style readers, some viewers) would show a reviewer other names. The raw bytes must
+ * be equal, and so must the names as decoded (the UTF-8 flag and the Unicode path extra field
+ * of the local header can change a name with the same bytes). Skipped entries are checked too:
+ * another tool would not skip them under their other name.
+ */
+async function checkLocalHeaderName(
+  zipfile: yauzl.ZipFile,
+  entry: yauzl.Entry,
+  centralName: string,
+): Promise<void> {
+  const local = await zipfile.readLocalFileHeaderPromise(entry);
+  let localName: string;
+  try {
+    localName = yauzl.getFileNameLowLevel(
+      local.generalPurposeBitFlag,
+      local.fileName,
+      yauzl.parseExtraFields(local.extraField),
+      true,
+    );
+  } catch (error) {
+    throw zipFormatError(error);
+  }
+  if (local.fileName.equals(entry.fileNameRaw) && localName === centralName) return;
+  const shown = printable(centralName);
+  throw new ImportRefusedError(
+    "entry_name_mismatch",
+    `${shown} is named ${printable(localName)} in its local header; the archive names one file two ways`,
+    { path: shown, localPath: printable(localName) },
+  );
 }
 
 /** Inflates one entry, judging every chunk on the bytes that really came out. */

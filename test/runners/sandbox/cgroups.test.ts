@@ -121,7 +121,10 @@ describe("createRunCgroup on cgroup v2", () => {
   it("enables the controllers, writes the limits and names the procs file", () => {
     const { host, group } = fakeV2("cpu memory pids");
     const support = detectCgroups(host);
-    const run = createRunCgroup(support, "skillgate-1-abc", { ...DEFAULT_SANDBOX_RESOURCES, cpus: 1.5 });
+    const run = createRunCgroup(support, "skillgate-1-abc", {
+      ...DEFAULT_SANDBOX_RESOURCES,
+      cpus: 1.5,
+    }).cgroup;
     expect(run?.version).toBe("v2");
     expect(run?.controllers).toEqual(["pids", "memory", "cpu"]);
     expect(readFileSync(join(group, "cgroup.subtree_control"), "utf8")).toBe("+pids +memory +cpu");
@@ -133,13 +136,28 @@ describe("createRunCgroup on cgroup v2", () => {
     expect(existsSync(join(group, SUPERVISOR_CGROUP))).toBe(false);
   });
 
-  it("gives up (rlimits only) when the group cannot be made", () => {
+  it("says why when the group cannot be made, and says nothing is wrong when the host has none", () => {
     const { host, group } = fakeV2("pids");
     const support = detectCgroups(host);
     mkdirSync(join(group, "skillgate-1-taken"));
-    expect(createRunCgroup(support, "skillgate-1-taken", DEFAULT_SANDBOX_RESOURCES)).toBeUndefined();
+    const taken = createRunCgroup(support, "skillgate-1-taken", DEFAULT_SANDBOX_RESOURCES);
+    expect(taken.cgroup).toBeUndefined();
+    expect(taken.problem).toBe(`${join(group, "skillgate-1-taken")} could not be made (EEXIST)`);
     expect(
       createRunCgroup({ version: "none", controllers: [], note: "" }, "x", DEFAULT_SANDBOX_RESOURCES),
-    ).toBeUndefined();
+    ).toEqual({});
+  });
+
+  it("says why when the controllers cannot be enabled (the group is not a folder)", () => {
+    const root = temporaryFolder("skillgate-cgroup-");
+    const notAFolder = join(root, "file");
+    writeFileSync(notAFolder, "");
+    const attempt = createRunCgroup(
+      { version: "v2", folder: notAFolder, controllers: ["pids"], note: "" },
+      "skillgate-1-x",
+      DEFAULT_SANDBOX_RESOURCES,
+    );
+    expect(attempt.cgroup).toBeUndefined();
+    expect(attempt.problem).toBe(`the controllers could not be enabled in ${notAFolder} (ENOTDIR)`);
   });
 });

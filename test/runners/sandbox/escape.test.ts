@@ -265,17 +265,69 @@ def call(name, *args):
     return attempt(run)
 `;
 
+  // pidfd_getfd copies another process's descriptor without ptrace; inside the sandbox pid 1 is
+  // bubblewrap's own init and the parent is its monitor. Each is asked for every low descriptor.
+  const PIDFD = `
+def raw(name, *args):
+    result = libc.syscall(numbers[name], *[ctypes.c_long(arg) for arg in args])
+    if result == -1:
+        code = ctypes.get_errno()
+        raise OSError(code, os.strerror(code))
+    return result
+def pidfd_open(pid):
+    return attempt(lambda: os.close(raw("pidfd_open", pid, 0)))
+def copy_descriptor(pid, target):
+    pidfd = raw("pidfd_open", pid, 0)
+    try:
+        os.close(raw("pidfd_getfd", pidfd, target, 0))
+    finally:
+        os.close(pidfd)
+`;
+
   it("control: outside the sandbox the same probe opens a netlink socket and reads a keyring", () => {
     // Only harmless calls here: this runs on the host, as whoever runs the tests.
     const control = spawnSync(
       "/usr/bin/python3",
       [
         "-c",
-        `${SYSCALLS}print(json.dumps({"netlink": attempt(lambda: socket.socket(16, socket.SOCK_RAW, 0).close()), "keyctl": call("keyctl", 0, -3, 0)}))`,
+        `${SYSCALLS}${PIDFD}print(json.dumps({"netlink": attempt(lambda: socket.socket(16, socket.SOCK_RAW, 0).close()), "keyctl": call("keyctl", 0, -3, 0), "pidfdOpenSelf": pidfd_open(os.getpid()), "pidfdGetfdSelf": attempt(lambda: copy_descriptor(os.getpid(), 1))}))`,
       ],
       { input: JSON.stringify(numbers), encoding: "utf8" },
     );
-    expect(JSON.parse(control.stdout)).toEqual({ netlink: "ok", keyctl: "ok" });
+    expect(JSON.parse(control.stdout)).toEqual({
+      netlink: "ok",
+      keyctl: "ok",
+      pidfdOpenSelf: "ok",
+      pidfdGetfdSelf: "ok",
+    });
+  });
+
+  it("pidfd_open on pid 1 and the parent, pidfd_getfd and process_madvise are refused with EPERM", async () => {
+    const result = await probe(
+      `${SYSCALLS}${PIDFD}
+outcome = {
+    "pidfdOpenInit": pidfd_open(1),
+    "pidfdOpenParent": pidfd_open(os.getppid()),
+    "pidfdOpenSelf": pidfd_open(os.getpid()),
+    # Refused by the filter before the kernel looks at the arguments: without the filter these
+    # would be EBADF, not EPERM.
+    "pidfdGetfd": call("pidfd_getfd", 0, 0, 0),
+    "processMadvise": call("process_madvise", 0, 0, 0, 0, 0),
+    "copied": [],
+}
+for pid in (1, os.getppid()):
+    for target in range(0, 12):
+        if attempt(lambda: copy_descriptor(pid, target)) == "ok":
+            outcome["copied"].append([pid, target])
+print(json.dumps(outcome))
+`,
+      { arguments: numbers },
+    );
+    expectStatus(result, "ok");
+    const outcome = lastJson(result);
+    for (const name of ["pidfdOpenInit", "pidfdOpenParent", "pidfdOpenSelf", "pidfdGetfd", "processMadvise"])
+      expect(outcome[name], name).toBe("EPERM");
+    expect(outcome.copied).toEqual([]);
   });
 
   it("ptrace, netlink, keyrings, io_uring, userfaultfd and new namespaces are refused; capabilities are none", async () => {

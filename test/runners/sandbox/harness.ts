@@ -134,6 +134,7 @@ export async function runScript(
     ...(options.signal !== undefined ? { signal: options.signal } : {}),
     ...(options.onOutput !== undefined ? { onOutput: options.onOutput } : {}),
     ...(options.cgroups !== undefined ? { cgroups: options.cgroups } : {}),
+    ...(options.cgroupSupport !== undefined ? { cgroupSupport: options.cgroupSupport } : {}),
     ...(options.skillName !== undefined ? { skillName: options.skillName } : {}),
     ...(options.prestart === false ? {} : { pool: sharedPool() }),
   });

@@ -195,6 +195,69 @@ describe("runInSandbox", () => {
     expect(result.sandbox?.cgroup).toBe("none");
   });
 
+  it("says in its result which limits were enforced and how", async () => {
+    const snapshot = snapshotOf({ "scripts/ok.py": "print('ok')\n" });
+    const support = hostCgroupSupport();
+    const result = await runScript(snapshot, "scripts/ok.py", {
+      limits: { timeoutMs: 20_000, maxOutputBytes: 1000 },
+    });
+    expectStatus(result, "ok");
+    const limits = result.limits;
+    expect(limits?.cgroup.version).toBe(support.version);
+    expect(limits?.cgroup.failed).toBeUndefined();
+    const cgroup = support.version === "none" ? [] : [`cgroup-${support.version}`];
+    const has = (controller: "pids" | "memory" | "cpu") =>
+      (support.controllers as string[]).includes(controller);
+    expect(limits?.processes).toEqual({ value: 256, by: [...(has("pids") ? cgroup : []), "rlimit"] });
+    expect(limits?.memoryBytes.by).toEqual([...(has("memory") ? cgroup : []), "rlimit"]);
+    expect(limits?.cpus).toEqual({ value: 2, by: has("cpu") ? cgroup : [] });
+    expect(limits?.fileSizeBytes.by).toEqual(["rlimit"]);
+    expect(limits?.tmpBytes).toEqual({ value: 128 * 1024 * 1024, by: ["tmpfs"] });
+    expect(limits?.timeoutMs).toEqual({ value: 20_000, by: ["timer"] });
+    expect(limits?.outputBytes).toEqual({ value: 1000, by: ["output-cap"] });
+  });
+
+  it("a cgroup that cannot be made is not a silent fallback: the result says it failed and why", async () => {
+    const snapshot = snapshotOf({ "scripts/ok.py": "print('ok')\n" });
+    // A regular file where the cgroup v2 group should be: enabling controllers fails (ENOTDIR).
+    const notAFolder = join(temporaryFolder("skillgate-cgroup-"), "not-a-folder");
+    writeFileSync(notAFolder, "");
+    const support = {
+      version: "v2",
+      folder: notAFolder,
+      controllers: ["pids", "memory", "cpu"],
+      note: "",
+    } as const;
+    const result = await runScript(snapshot, "scripts/ok.py", { cgroupSupport: support, prestart: false });
+    expectStatus(result, "ok");
+    expect(result.sandbox?.cgroup).toBe("none");
+    expect(result.limits?.cgroup).toEqual({
+      version: "none",
+      controllers: [],
+      failed: true,
+      reason: `the controllers could not be enabled in ${notAFolder} (ENOTDIR)`,
+    });
+    expect(result.limits?.processes.by).toEqual(["rlimit"]);
+    expect(result.limits?.memoryBytes.by).toEqual(["rlimit"]);
+    expect(result.limits?.cpus.by).toEqual([]);
+
+    const required = await runScript(snapshot, "scripts/ok.py", {
+      cgroupSupport: support,
+      cgroups: "required",
+      prestart: false,
+    });
+    expect(required.status).toBe("refused");
+    expect(required.code).toBe("cgroup_unavailable");
+    expect(required.message).toContain(`the controllers could not be enabled in ${notAFolder} (ENOTDIR)`);
+    expect(required.stdout).toBe("");
+  });
+
+  it("cgroups off: the result says there is no cgroup because it was turned off", async () => {
+    const snapshot = snapshotOf({ "scripts/ok.py": "print('ok')\n" });
+    const result = await runScript(snapshot, "scripts/ok.py", { cgroups: "off" });
+    expect(result.limits?.cgroup).toEqual({ version: "none", controllers: [], reason: "turned off" });
+  });
+
   it("reaches a snapshot behind a folder closed to the sandbox user (through the portal, as root)", async () => {
     const snapshot = snapshotOf({ "scripts/echo.py": ECHO }, 0o700);
     const before = hashOf(snapshot);

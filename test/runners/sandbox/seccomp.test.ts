@@ -87,6 +87,14 @@ describe("the seccomp filter", () => {
       expect(run("ioctl", [0, 0x5401])).toBe(SECCOMP_RET.allow); // TCGETS
     });
 
+    it(`${architecture.name}: pidfd_open, pidfd_getfd and process_madvise (kernel numbers 434, 438, 440) are refused`, () => {
+      // The numbers are written out here, not read from the table, so a wrong table fails too.
+      for (const nr of [434, 438, 440])
+        expect(evaluate(program, { arch: architecture.auditArch, nr }), String(nr)).toBe(EPERM);
+      // pidfd_send_signal (424) stays allowed: it only signals processes the script can see.
+      expect(evaluate(program, { arch: architecture.auditArch, nr: 424 })).toBe(SECCOMP_RET.allow);
+    });
+
     it(`${architecture.name}: ordinary calls are allowed`, () => {
       // x86_64: read, write, open, close, getpid, fork, execve, exit; aarch64: openat, close, read, write, exit, exit_group, getpid, execve.
       const ordinary =

@@ -18,6 +18,10 @@ export interface HandmadeEntry {
   readonly declaredSize?: number;
   /** Lies about the checksum. */
   readonly crc?: number;
+  /** A different name in the local header than in the central directory. */
+  readonly localName?: string | Buffer;
+  /** Different general purpose flags in the local header (such as no UTF-8 bit). */
+  readonly localFlags?: number;
 }
 
 /** Unix mode bits in the place a zip keeps them. */
@@ -42,22 +46,28 @@ export function handmadeZip(entries: readonly HandmadeEntry[]): Buffer {
     const flags = entry.flags ?? 0x800;
     const crc = entry.crc ?? crc32(data);
     const size = entry.declaredSize ?? data.length;
+    const localName =
+      entry.localName === undefined
+        ? name
+        : typeof entry.localName === "string"
+          ? Buffer.from(entry.localName, "utf8")
+          : entry.localName;
     const isFolder = name.toString("utf8").endsWith("/");
     const attributes = entry.externalAttributes ?? unixAttributes(isFolder ? 0o040755 : 0o100644);
 
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(flags, 6);
+    local.writeUInt16LE(entry.localFlags ?? flags, 6);
     local.writeUInt16LE(method, 8);
     local.writeUInt16LE(0, 10);
     local.writeUInt16LE(0x21, 12);
     local.writeUInt32LE(crc, 14);
     local.writeUInt32LE(body.length, 18);
     local.writeUInt32LE(size, 22);
-    local.writeUInt16LE(name.length, 26);
+    local.writeUInt16LE(localName.length, 26);
     local.writeUInt16LE(0, 28);
-    locals.push(local, name, body);
+    locals.push(local, localName, body);
 
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
@@ -79,7 +89,7 @@ export function handmadeZip(entries: readonly HandmadeEntry[]): Buffer {
     central.writeUInt32LE(offset, 42);
     centrals.push(central, name);
 
-    offset += local.length + name.length + body.length;
+    offset += local.length + localName.length + body.length;
   }
   const centralBytes = Buffer.concat(centrals);
   const end = Buffer.alloc(22);

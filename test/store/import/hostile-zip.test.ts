@@ -163,6 +163,32 @@ const cases: HostileCase[] = [
     code: "duplicate_entry",
     zip: () => handmadeZip([skill, file("a/", ""), file("a")]),
   },
+  // The local header and the central directory disagree about a name.
+  {
+    name: "local header names another file",
+    code: "entry_name_mismatch",
+    zip: () => handmadeZip([skill, file("notes.txt", "echo hi", { localName: "scripts/run.sh" })]),
+  },
+  {
+    name: "local header names SKILL.md differently",
+    code: "entry_name_mismatch",
+    zip: () => handmadeZip([{ ...skill, localName: "SKILL.mD" }]),
+  },
+  {
+    name: "local header climbs out where the central name does not",
+    code: "entry_name_mismatch",
+    zip: () => handmadeZip([skill, file("a.txt", "x", { localName: "../a.txt" })]),
+  },
+  {
+    name: "same bytes, local header not UTF-8 (decodes to another name)",
+    code: "entry_name_mismatch",
+    zip: () => handmadeZip([skill, file(Buffer.from("caf\u00e9.txt", "utf8"), "x", { localFlags: 0 })]),
+  },
+  {
+    name: "a skipped __MACOSX entry whose local header names a skill file",
+    code: "entry_name_mismatch",
+    zip: () => handmadeZip([skill, file("__MACOSX/._x", "x", { localName: "scripts/x.sh" })]),
+  },
   // Counts and sizes.
   {
     name: "too many files",

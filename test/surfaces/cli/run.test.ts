@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { ARGUMENT_MESSAGES, MAX_ARGUMENT_DEPTH } from "../../../src/tools/arguments.js";
 import { requireTools } from "../../helpers/required-tools.js";
 import { type CliSandbox, cliSandbox, hasStackTrace } from "./harness.js";
@@ -304,5 +304,116 @@ describe("skillgate run in a real process", () => {
     const result = await done;
     expect(result.out).toContain("HOST: the run was interrupted before it finished");
     expect(result.code).toBe(130);
+  });
+});
+
+describe("skillgate run shows a script's terminal controls escaped on a terminal only", () => {
+  // A window title (OSC 0), a clipboard write (OSC 52), a screen clear (CSI 2J), a lone
+  // carriage return and a C1 CSI, on stdout and on stderr.
+  const HOSTILE =
+    "import sys\n" +
+    "sys.stdout.write('T\\x1b]0;pwned\\x07 C\\x1b]52;c;ZXZpbA==\\x07 X\\x1b[2J\\x1b[H R\\rS \\u009b2J end\\n')\n" +
+    "sys.stdout.flush()\n" +
+    "sys.stderr.write('E\\x1b]2;title\\x1b\\\\ done\\n')\n";
+
+  function hostileSandbox(): CliSandbox {
+    const sandbox = demoSandbox();
+    writeFileSync(join(sandbox.folder, "scripts", "hostile.py"), HOSTILE);
+    return sandbox;
+  }
+
+  it("at a terminal (a real pseudo-terminal from util-linux script), every control is shown escaped", async () => {
+    const sandbox = hostileSandbox();
+    const result = await collect(
+      spawnCli(sandbox, ["run", "demo", "scripts/hostile.py", "--yes"], { tty: true }),
+    );
+    expect(result.code).toBe(0);
+    // The pseudo-terminal turns each newline into CR LF on its way out; those are its own.
+    const seen = result.out.replace(/\r\n/g, "\n");
+    expect(seen).toContain(
+      "T\\x1b]0;pwned\\x07 C\\x1b]52;c;ZXZpbA==\\x07 X\\x1b[2J\\x1b[H R\\x0dS \\x9b2J end\n",
+    );
+    expect(seen).toContain("E\\x1b]2;title\\x1b\\ done\n");
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the test looks for control characters.
+    expect(seen).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+  });
+
+  it("into a pipe, the bytes arrive exactly as the script wrote them", async () => {
+    const sandbox = hostileSandbox();
+    const child = spawnCli(sandbox, ["run", "demo", "scripts/hostile.py", "--yes"]);
+    let out = "";
+    let err = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    child.stderr?.on("data", (chunk: Buffer) => {
+      err += chunk.toString();
+    });
+    const code = await new Promise((resolve) => child.on("close", resolve));
+    expect(code).toBe(0);
+    expect(out).toBe(
+      "T\u001b]0;pwned\u0007 C\u001b]52;c;ZXZpbA==\u0007 X\u001b[2J\u001b[H R\rS \u009b2J end\n",
+    );
+    expect(err).toBe("E\u001b]2;title\u001b\\ done\n");
+  });
+
+  it("--json at a terminal carries the same text, its controls JSON-escaped, never raw", async () => {
+    const sandbox = hostileSandbox();
+    const result = await collect(
+      spawnCli(sandbox, ["run", "demo", "scripts/hostile.py", "--yes", "--json"], { tty: true }),
+    );
+    expect(result.code).toBe(0);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the test looks for control characters.
+    expect(result.out.replace(/\r\n/g, "\n")).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    const printed = JSON.parse(result.out.slice(result.out.indexOf("{"))) as { text: string };
+    expect(printed.text).toContain("T\u001b]0;pwned\u0007 C\u001b]52;c;ZXZpbA==\u0007");
+  });
+});
+
+describe("skillgate run says how a sandboxed run was limited", () => {
+  const variable = "SKILLGATE_CGROUP_V2_PARENT";
+  const saved = process.env[variable];
+  afterEach(() => {
+    if (saved === undefined) delete process.env[variable];
+    else process.env[variable] = saved;
+  });
+
+  it("warns on stderr, even into a pipe, when the run's cgroup could not be made; --json carries the limits", async () => {
+    const sandbox = cliSandbox();
+    writeRunSkill(sandbox, "boxed", "sandbox", { "scripts/ok.py": "print('ok')\n" });
+    const notAFolder = join(sandbox.tree, "not-a-folder");
+    writeFileSync(notAFolder, "");
+    process.env[variable] = notAFolder;
+    const result = await sandbox.run(["run", "boxed", "scripts/ok.py", "--yes"]);
+    expect(result.out).toBe("ok\n");
+    expect(result.err).toContain(
+      `skillgate: warning: this run's cgroup could not be made (the controllers could not be enabled in ${notAFolder} (ENOTDIR)), so it was limited by rlimits only. Limits: processes 256 (rlimit); memory 1073741824 (rlimit); cpus 2 (not enforced);`,
+    );
+    expect(result.code).toBe(0);
+    const json = await sandbox.run(["run", "boxed", "scripts/ok.py", "--yes", "--json"]);
+    const printed = JSON.parse(json.out) as { run: { limits: { cgroup: { failed: boolean } } } };
+    expect(printed.run.limits.cgroup.failed).toBe(true);
+  });
+
+  it("on a terminal (a real pseudo-terminal), prints what enforced each limit after the run", async () => {
+    delete process.env[variable];
+    const sandbox = cliSandbox();
+    writeRunSkill(sandbox, "boxed", "sandbox", { "scripts/ok.py": "print('ok')\n" });
+    const result = await collect(
+      spawnCli(sandbox, ["run", "boxed", "scripts/ok.py", "--yes"], { tty: true }),
+    );
+    expect(result.code).toBe(0);
+    expect(result.out).toMatch(
+      /skillgate: limits: processes 256 \((cgroup-v[12], )?rlimit\); memory 1073741824 \((cgroup-v[12], )?rlimit\); cpus 2 \(.*\); file 67108864 \(rlimit\); tmp 134217728 \(tmpfs\); time-ms \d+ \(timer\); output \d+ \(output-cap\); (cgroup v[12] \(|no cgroup)/,
+    );
+  });
+
+  it("says nothing more into a pipe when the cgroup was made (or the host has none)", async () => {
+    delete process.env[variable];
+    const sandbox = cliSandbox();
+    writeRunSkill(sandbox, "boxed", "sandbox", { "scripts/ok.py": "print('ok')\n" });
+    const result = await sandbox.run(["run", "boxed", "scripts/ok.py", "--yes"]);
+    expect(result.out).toBe("ok\n");
+    expect(result.err).toBe("");
   });
 });

@@ -1,4 +1,5 @@
-import { writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FakeGithub, startFakeGithub } from "../../helpers/fake-github.js";
@@ -35,7 +36,7 @@ describe("skillgate store", () => {
 
     const wrong = await sandbox.run(["store", "enable", "my-json", "--hash", "0".repeat(64)]);
     expect(wrong.code).toBe(1);
-    expect(wrong.err).toMatch(/^skillgate: .*\[skill_changed\]\n$/);
+    expect(wrong.err).toMatch(/^skillgate: .*\[unknown_hash\]\n$/);
     expect(hasStackTrace(wrong.err)).toBe(false);
 
     const shown = json<{ hash: string; files: { path: string }[] }>(
@@ -89,6 +90,55 @@ describe("skillgate store", () => {
       enabled: false,
       origin: "demo.zip",
     });
+  });
+
+  it("imports a local folder (no EISDIR), refuses a link in one, and --replace updates it, saved disabled", async () => {
+    const sandbox = cliSandbox();
+    const folder = join(sandbox.tree, "demo");
+    mkdirSync(join(folder, "scripts"), { recursive: true });
+    writeFileSync(join(folder, "SKILL.md"), SKILL_MD);
+    writeFileSync(join(folder, "scripts", "run.py"), "print('one')\n");
+    const imported = await sandbox.run(["store", "import", folder]);
+    expect(imported.err).toBe("");
+    expect(imported.code).toBe(0);
+    expect(imported.out).toMatch(/demo: imported \(disabled\); hash [0-9a-f]{64}/);
+    const firstHash = /--hash ([0-9a-f]{64})/.exec(imported.out)?.[1] ?? "";
+    expect((await sandbox.run(["store", "enable", "demo", "--hash", firstHash])).code).toBe(0);
+
+    const taken = await sandbox.run(["store", "import", folder]);
+    expect(taken.code).toBe(1);
+    expect(taken.err).toMatch(/\[skill_exists\]\n$/);
+
+    writeFileSync(join(folder, "scripts", "run.py"), "print('two')\n");
+    const replaced = await sandbox.run(["store", "import", folder, "--replace", "--json"]);
+    expect(replaced.code).toBe(0);
+    const change = json<{ name: string; enabled: boolean; hash: string; source: string }>(replaced.out);
+    expect(change).toMatchObject({ name: "demo", enabled: false, source: "folder" });
+    expect(change.hash).not.toBe(firstHash);
+    const stale = await sandbox.run(["store", "enable", "demo", "--hash", firstHash]);
+    expect(stale.code).toBe(1);
+    expect(stale.err).toMatch(/earlier version.*\[skill_changed\]\n$/);
+    expect((await sandbox.run(["store", "enable", "demo", "--hash", change.hash])).code).toBe(0);
+
+    symlinkSync("/etc/passwd", join(folder, "passwd"));
+    const linked = await sandbox.run(["store", "import", folder, "--replace"]);
+    expect(linked.code).toBe(1);
+    expect(linked.err).toMatch(/^skillgate: .*\[symlink_not_allowed\]\n$/);
+    expect(hasStackTrace(linked.err)).toBe(false);
+  });
+
+  it("a mistyped hash is unknown_hash, not 'changed'", async () => {
+    const sandbox = cliSandbox();
+    const folder = join(sandbox.tree, "demo");
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, "SKILL.md"), SKILL_MD);
+    const imported = await sandbox.run(["store", "import", folder]);
+    const hash = /--hash ([0-9a-f]{64})/.exec(imported.out)?.[1] ?? "";
+    const mistyped = `${hash.slice(0, 63)}${hash.endsWith("a") ? "b" : "a"}`;
+    const result = await sandbox.run(["store", "enable", "demo", "--hash", mistyped]);
+    expect(result.code).toBe(1);
+    expect(result.err).toMatch(/is not one skill "demo" has ever had.*\[unknown_hash\]\n$/);
+    expect(result.err).not.toContain("changed");
   });
 
   it("refuses a hostile zip with its code and a missing file with not_found, one line each", async () => {
@@ -162,5 +212,31 @@ describe("skillgate store", () => {
     const result = await sandbox.run(["store", "enable", "json-tools"]);
     expect(result.code).toBe(2);
     expect(result.err).toMatch(/^skillgate: .*--hash/);
+  });
+});
+
+describe("store show on a terminal", () => {
+  it("shows an imported SKILL.md's terminal controls escaped (a real pseudo-terminal), raw into a pipe", async () => {
+    const sandbox = cliSandbox();
+    const folder = join(sandbox.tree, "demo");
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, "SKILL.md"), `${SKILL_MD}\u001b]0;pwned\u0007\u001b[2J\n`);
+    expect((await sandbox.run(["store", "import", folder])).code).toBe(0);
+    const repository = join(import.meta.dirname, "..", "..", "..");
+    const command = [process.execPath, "--import", "tsx", join(repository, "src/surfaces/cli/main.ts")];
+    const argv = [...command, ...sandbox.flags(), "store", "show", "demo"];
+    const env = { PATH: process.env.PATH ?? "", HOME: sandbox.home, NO_COLOR: "1" };
+    const quoted = argv.map((part) => `'${part.replace(/'/g, "'\\''")}'`).join(" ");
+    const onTerminal = spawnSync("script", ["-qfec", quoted, "/dev/null"], {
+      cwd: repository,
+      env,
+      encoding: "utf8",
+    });
+    expect(onTerminal.status).toBe(0);
+    expect(onTerminal.stdout).toContain("\\x1b]0;pwned\\x07\\x1b[2J");
+    expect(onTerminal.stdout).not.toContain("\u001b]0;");
+    const piped = spawnSync(argv[0] as string, argv.slice(1), { cwd: repository, env, encoding: "utf8" });
+    expect(piped.status).toBe(0);
+    expect(piped.stdout).toContain("\u001b]0;pwned\u0007\u001b[2J");
   });
 });

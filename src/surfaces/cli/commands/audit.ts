@@ -101,6 +101,7 @@ const SHORT_TYPES: Record<AuditEvent["type"], string> = {
   "approval-answered": "answered",
   "tool-call-finished": "finished",
   "network-refused": "net-refused",
+  "run-limits": "limits",
 };
 
 /** One table row; an approval's answer shows in the status column. */

@@ -1,9 +1,15 @@
 import { createInterface } from "node:readline/promises";
 import { type Command, Option } from "commander";
 import { type ApprovalMode, runSkillScript } from "../../../app/run-skill-script.js";
+import {
+  createTerminalTextFilter,
+  escapeJsonControls,
+  escapeTerminalControls,
+} from "../../../core/terminal-text.js";
 import type { ApprovalRequest } from "../../../policy/approvals.js";
+import { describeEnforcedLimits, type EnforcedLimits } from "../../../runners/enforced-limits.js";
 import { skillgateOptions } from "../context.js";
-import { type CliOutput, paint, printJson } from "../output.js";
+import { type CliOutput, paint } from "../output.js";
 
 interface RunOptions {
   readonly args?: string;
@@ -39,6 +45,7 @@ export function registerRun(program: Command, output: CliOutput): void {
     )
     .action(async (skill: string, script: string, options: RunOptions, command: Command) => {
       const approval: ApprovalMode = options.always ? "always" : options.yes ? "once" : "ask";
+      const scriptOutput = scriptOutputPrinter(output);
       const controller = new AbortController();
       const onInterrupt = (): void => controller.abort();
       process.on("SIGINT", onInterrupt);
@@ -51,20 +58,18 @@ export function registerRun(program: Command, output: CliOutput): void {
           ...(options.args !== undefined ? { argumentsText: options.args } : {}),
           ...(options.node !== undefined ? { node: options.node } : {}),
           ...(terminalAsk(output) ?? {}),
-          ...(options.json
-            ? {}
-            : {
-                onOutput: (stream: "stdout" | "stderr", chunk: string) =>
-                  (stream === "stdout" ? output.out : output.err)(chunk),
-              }),
+          ...(options.json ? {} : { onOutput: scriptOutput.write }),
         });
+        scriptOutput.end();
         if (options.json) {
-          printJson(output, {
+          // The script's text, controls included, decodes unchanged; none reach a terminal raw.
+          const result = {
             status: outcome.status,
             exitCode: outcome.exitCode,
             text: outcome.text,
             ...(outcome.run !== undefined ? { run: outcome.run } : {}),
-          });
+          };
+          output.out(`${escapeJsonControls(JSON.stringify(result, null, 2))}\n`);
         } else {
           reportEnd(output, script, outcome);
         }
@@ -75,13 +80,46 @@ export function registerRun(program: Command, output: CliOutput): void {
     });
 }
 
+/**
+ * Prints a script's streamed output. On a terminal its control sequences (window titles,
+ * clipboard writes, screen clears) are shown escaped rather than obeyed, each stream checked
+ * on its own; a pipe or file gets the bytes as the script wrote them (docs/running-scripts.md).
+ */
+function scriptOutputPrinter(output: CliOutput): {
+  write: (stream: "stdout" | "stderr", chunk: string) => void;
+  end: () => void;
+} {
+  const streams = {
+    stdout: {
+      print: output.out,
+      filter: process.stdout.isTTY === true ? createTerminalTextFilter() : undefined,
+    },
+    stderr: {
+      print: output.err,
+      filter: process.stderr.isTTY === true ? createTerminalTextFilter() : undefined,
+    },
+  };
+  return {
+    write: (stream, chunk) => {
+      const { print, filter } = streams[stream];
+      print(filter === undefined ? chunk : filter.write(chunk));
+    },
+    end: () => {
+      for (const { print, filter } of Object.values(streams)) {
+        const rest = filter?.end() ?? "";
+        if (rest !== "") print(rest);
+      }
+    },
+  };
+}
+
 /** A y/N question on the terminal, when there is one to ask on. */
 function terminalAsk(output: CliOutput): { ask: (request: ApprovalRequest) => Promise<boolean> } | undefined {
   if (process.stdin.isTTY !== true) return undefined;
   return {
     ask: async (request) => {
       const lines = [
-        `${paint(output, "bold", "skillgate asks")}: ${request.summary}`,
+        `${paint(output, "bold", "skillgate asks")}: ${escapeTerminalControls(request.summary)}`,
         `  tier ${request.tier}${request.hash !== undefined ? `, hash ${request.hash.slice(0, 8)}` : ""}`,
         ...(request.warning !== undefined ? [`  ${paint(output, "red", request.warning)}`] : []),
       ];
@@ -115,6 +153,7 @@ function reportEnd(
       );
     return;
   }
+  reportLimits(output, run.limits);
   if (run.stdoutTruncated) output.err("HOST: stdout was cut at the output limit.\n");
   if (run.stderrTruncated) output.err("HOST: stderr was cut at the output limit.\n");
   if (run.status === "timed_out" || run.status === "interrupted") {
@@ -126,4 +165,19 @@ function reportEnd(
       run.signal !== undefined ? `was killed by ${run.signal}` : `exited with code ${run.exitCode ?? "none"}`;
     output.err(`skillgate: ${script} ${how}.\n`);
   }
+}
+
+/**
+ * Which limits held the run and how: always when its cgroup could not be made (it ran on
+ * rlimits alone, which must not pass unnoticed), otherwise on a terminal only, so a pipe
+ * gets the script's output and nothing more.
+ */
+function reportLimits(output: CliOutput, limits: EnforcedLimits | undefined): void {
+  if (limits === undefined) return;
+  if (limits.cgroup.failed === true)
+    output.err(
+      `skillgate: ${paint(output, "yellow", "warning")}: this run's cgroup could not be made (${escapeTerminalControls(limits.cgroup.reason ?? "no reason given")}), so it was limited by rlimits only. Limits: ${describeEnforcedLimits(limits)}\n`,
+    );
+  else if (process.stderr.isTTY === true)
+    output.err(`skillgate: limits: ${describeEnforcedLimits(limits)}\n`);
 }

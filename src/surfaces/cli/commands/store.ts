@@ -1,7 +1,8 @@
 import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
+import { escapeTerminalControls } from "../../../core/terminal-text.js";
 import { grant } from "../../../skill/content-hash.js";
-import { importGithub, importZip } from "../../../store/importers.js";
+import { importFolder, importGithub, importZip, isLocalFolder } from "../../../store/importers.js";
 import type { ChangeResult } from "../../../store/store-types.js";
 import { openStoreFromFlags } from "../context.js";
 import { type CliOutput, paint, printJson, table } from "../output.js";
@@ -43,6 +44,8 @@ export function registerStore(program: Command, output: CliOutput): void {
     .action(async (name: string, options: { json?: boolean }, command: Command) => {
       const skill = await (await openStoreFromFlags(command)).get(name);
       if (options.json) return printJson(output, skill);
+      // An imported skill's text is someone else's: on a terminal its controls are shown escaped.
+      const shown = process.stdout.isTTY === true ? escapeTerminalControls : (text: string) => text;
       const lines = [
         `${paint(output, "bold", skill.name)}: ${skill.enabled ? paint(output, "green", "enabled") : paint(output, "yellow", "disabled")} (${skill.source}${skill.origin ? `, from ${skill.origin}` : ""})`,
         `hash:    ${skill.hash}`,
@@ -53,10 +56,10 @@ export function registerStore(program: Command, output: CliOutput): void {
         `updated: ${skill.updated ?? "-"}`,
         `folder:  ${skill.folder}`,
         "files:",
-        ...skill.files.map((file) => `  ${file.path} (${file.size} bytes)`),
+        ...skill.files.map((file) => `  ${shown(file.path)} (${file.size} bytes)`),
         "",
         paint(output, "dim", "--- SKILL.md ---"),
-        skill.skillFile.trimEnd(),
+        shown(skill.skillFile.trimEnd()),
       ];
       output.out(`${lines.join("\n")}\n`);
     });
@@ -64,43 +67,58 @@ export function registerStore(program: Command, output: CliOutput): void {
   store
     .command("import")
     .description(
-      "import a skill from a zip file or https://github.com/OWNER/REPO/tree/REF/PATH (saved disabled)",
+      "import a skill from a zip file, a local folder or https://github.com/OWNER/REPO/tree/REF/PATH (saved disabled)",
     )
-    .argument("<source>", "a .zip file or a GitHub folder address")
+    .argument("<source>", "a .zip file, a folder holding SKILL.md, or a GitHub folder address")
+    .option(
+      "--replace",
+      "update the stored skill of the same name instead of refusing it; the new version is saved disabled",
+    )
     .option(
       "--github-api <url>",
       "the GitHub API root",
       process.env.SKILLGATE_GITHUB_API ?? "https://api.github.com",
     )
     .option("--json", "print JSON")
-    .action(async (source: string, options: { githubApi: string; json?: boolean }, command: Command) => {
-      const opened = await openStoreFromFlags(command);
-      const progress = process.stderr.isTTY === true && !options.json;
-      let result: ChangeResult;
-      if (/^https?:\/\//i.test(source)) {
-        const token = process.env.GITHUB_TOKEN;
-        result = await importGithub(opened, source, {
-          apiBaseUrl: options.githubApi,
-          ...(token ? { token } : {}),
-          ...(progress
-            ? {
-                onProgress: (step) =>
-                  process.stderr.write(
-                    `\r${step.phase === "listed" ? "listed" : "downloaded"} ${step.done}/${step.total} files (${step.bytes} bytes)`,
-                  ),
-              }
-            : {}),
-        });
-        if (progress) process.stderr.write("\n");
-      } else {
-        result = await importZip(opened, source);
-      }
-      printChange(output, result, options.json === true, "imported (disabled)");
-      if (!options.json)
-        output.out(
-          `review it with: skillgate store show ${result.name}\nthen enable it: skillgate store enable ${result.name} --hash ${result.hash}\n`,
-        );
-    });
+    .action(
+      async (
+        source: string,
+        options: { githubApi: string; json?: boolean; replace?: boolean },
+        command: Command,
+      ) => {
+        const replace = { replace: options.replace === true };
+        const opened = await openStoreFromFlags(command);
+        const progress = process.stderr.isTTY === true && !options.json;
+        let result: ChangeResult;
+        if (/^https?:\/\//i.test(source)) {
+          const token = process.env.GITHUB_TOKEN;
+          result = await importGithub(opened, source, {
+            ...replace,
+            apiBaseUrl: options.githubApi,
+            ...(token ? { token } : {}),
+            ...(progress
+              ? {
+                  onProgress: (step) =>
+                    process.stderr.write(
+                      `\r${step.phase === "listed" ? "listed" : "downloaded"} ${step.done}/${step.total} files (${step.bytes} bytes)`,
+                    ),
+                }
+              : {}),
+          });
+          if (progress) process.stderr.write("\n");
+        } else if (isLocalFolder(source)) {
+          result = await importFolder(opened, source, replace);
+        } else {
+          result = await importZip(opened, source, replace);
+        }
+        const imported = options.replace === true ? "replaced (disabled)" : "imported (disabled)";
+        printChange(output, result, options.json === true, imported);
+        if (!options.json)
+          output.out(
+            `review it with: skillgate store show ${result.name}\nthen enable it: skillgate store enable ${result.name} --hash ${result.hash}\n`,
+          );
+      },
+    );
 
   store
     .command("enable")
