@@ -53,6 +53,7 @@ export interface DoctorReport {
 const FIXES: Partial<Record<DiagnosticCode, string>> = {
   invalid_front_matter: "fix the YAML between the --- lines (check indentation and quotes)",
   unterminated_front_matter: "add a line holding only --- after the front matter",
+  missing_front_matter: "start SKILL.md with front matter: ---, name:, description:, ---",
   duplicate_key: "remove the repeated key from the front matter",
   yaml_alias_limit: "write the values out instead of using YAML anchors and aliases",
   front_matter_too_large: "move long text from the front matter into the body",
