@@ -1,7 +1,8 @@
 /**
- * Runs every benchmark (discovery, runners, MCP, then the sandbox) against the built package and prints the
- * results. `npm run bench` builds first; `node bench/run.mjs --sizes 1000` is a quick run;
- * `--only discovery`, `--only runners`, `--only mcp` or `--only sandbox` runs one of them.
+ * Runs every benchmark (discovery, the 100,000-skill scale run, runners, MCP, then the sandbox) against the
+ * built package and prints the results. `npm run bench` builds first; `node bench/run.mjs --sizes 1000` is a
+ * quick run; `--only discovery`, `--only scale`, `--only runners`, `--only mcp` or `--only sandbox` runs one
+ * of them (`--scale-total` and `--scale-rounds` size the scale run).
  * BENCH_DIST points at another build (e.g. a temp outDir). `--json FILE` also writes the
  * raw measurements. Targets are reported as PASS/MISS; the exit code is 0 either way,
  * and 1 only when the benchmark itself fails (e.g. a contestant found the wrong count).
@@ -14,6 +15,7 @@ import { distFolder } from "./contestants.mjs";
 import { formatDiscoveryResults, missedTargets, runDiscoveryBenchmark } from "./discovery.mjs";
 import { formatMcpResults, mcpTargetsMet, runMcpBenchmark } from "./mcp.mjs";
 import { formatRunnersResults, runnersTargetsMet, runRunnersBenchmark } from "./runners.mjs";
+import { formatScaleResults, runScaleBenchmark } from "./scale.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -24,6 +26,8 @@ const { values } = parseArgs({
     "runner-rounds": { type: "string", default: "40" },
     "mcp-rounds": { type: "string", default: "200" },
     concurrency: { type: "string", default: "100" },
+    "scale-total": { type: "string", default: "100000" },
+    "scale-rounds": { type: "string", default: "3" },
     only: { type: "string" },
     json: { type: "string" },
   },
@@ -42,8 +46,8 @@ const load = () =>
     .join(" ");
 const loadBefore = load();
 const only = values.only;
-if (only !== undefined && !["discovery", "runners", "mcp", "sandbox"].includes(only)) {
-  console.error(`--only takes discovery, runners, mcp or sandbox, got ${only}`);
+if (only !== undefined && !["discovery", "scale", "runners", "mcp", "sandbox"].includes(only)) {
+  console.error(`--only takes discovery, scale, runners, mcp or sandbox, got ${only}`);
   process.exit(2);
 }
 try {
@@ -59,6 +63,15 @@ try {
       log,
     });
     raw.discovery = discovery;
+  }
+  let scale;
+  if (only === undefined || only === "scale") {
+    scale = await runScaleBenchmark({
+      total: Number(values["scale-total"]),
+      rounds: Number(values["scale-rounds"]),
+      log,
+    });
+    raw.scale = scale;
   }
   let runners;
   if (only === undefined || only === "runners") {
@@ -87,6 +100,7 @@ try {
       console.log("all targets at 10,000 skills met");
     }
   }
+  if (scale !== undefined) console.log(`\n${formatScaleResults(scale)}`);
   if (runners !== undefined) {
     console.log(`\n${formatRunnersResults(runners)}`);
     console.log(runnersTargetsMet(runners) ? "runner overhead target met" : "MISS: runner overhead target");
