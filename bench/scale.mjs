@@ -202,7 +202,9 @@ export function formatScaleResults(result) {
     "work = the floor's or pi's own call, timed inside its process (imports excluded)",
     `with the default cap (20,000 a root): list --json loaded ${result.defaultCap.loaded.toLocaleString("en-US")} skills ` +
       `in ${milliseconds(result.defaultCap.wallMs)} and said on stderr:`,
-    `  ${result.defaultCap.stderr === "" ? "(nothing: no root holds more than the cap)" : result.defaultCap.stderr}`,
+    ...(result.defaultCap.stderr === ""
+      ? ["  (nothing: no root holds more than the cap)"]
+      : result.defaultCap.stderr.split("\n").map((line) => `  ${line}`)),
     ...(pi.problems > 0 ? [`note: pi reported ${pi.problems} diagnostics`] : []),
     "",
   ].join("\n");

@@ -10,15 +10,10 @@ import { Candidates } from "./candidates.js";
 import { type Decided, decide } from "./decide.js";
 import type { SkillDecision } from "./decisions.js";
 import { LoadCache } from "./load-cache.js";
+import { NOTHING_LEFT_OUT, type NotSearched } from "./not-searched.js";
 import { packageSkillSources } from "./packages.js";
 import { type SkillFolderSource, type StoreSourceOptions, skillFolderSources } from "./sources.js";
-import {
-  NOTHING_LEFT_OUT,
-  type NotSearched,
-  type WalkLimits,
-  type WalkOutcome,
-  walkSkillFolders,
-} from "./walk.js";
+import { type WalkLimits, type WalkOutcome, walkSkillFolders } from "./walk.js";
 
 /** Inputs to discovery. Everything has a default: the platform folders, no project roots. */
 export interface DiscoveryOptions {

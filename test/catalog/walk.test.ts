@@ -2,13 +2,8 @@ import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SkillDiscovery } from "../../src/catalog/discover.js";
-import {
-  DEFAULT_WALK_LIMITS,
-  isInside,
-  NOTHING_LEFT_OUT,
-  type WalkLimits,
-  walkSkillsRoot,
-} from "../../src/catalog/walk.js";
+import { NOTHING_LEFT_OUT } from "../../src/catalog/not-searched.js";
+import { DEFAULT_WALK_LIMITS, isInside, type WalkLimits, walkSkillsRoot } from "../../src/catalog/walk.js";
 import { DEFAULT_CONFIG } from "../../src/config/config.js";
 import { MAX_DISCOVERY_DEPTH } from "../../src/core/limits.js";
 import { isolatedFolders, makeTree, writeSkill } from "../helpers/skill-tree.js";
