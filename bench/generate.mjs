@@ -260,14 +260,8 @@ export function treeFolder(count) {
   return join(WORK_FOLDER, `skills-${count}`);
 }
 
-/**
- * Makes sure bench/.work/skills-N holds the generated tree of `count` skills and returns
- * its folder and skill names. Reuses a complete tree.
- */
-export function generateSkills(count) {
-  const folder = treeFolder(count);
-  const marker = `${folder}.complete`;
-  const fingerprint = JSON.stringify({ version: GENERATOR_VERSION, seed: SEED, count });
+/** The names and contents plan of `count` skills, the same for a given seed. */
+function planSkills(count) {
   const next = random(SEED);
   const names = [];
   const used = new Set();
@@ -282,23 +276,71 @@ export function generateSkills(count) {
     names.push(name);
     plans.push({ name, verb, object, qualifier, index });
   }
+  return { next, names, plans };
+}
+
+/** Writes one planned skill (SKILL.md, scripts/run.py, references/guide.md) below `folder`. */
+function writePlannedSkill(next, folder, plan) {
+  const skillFolder = join(folder, plan.name);
+  mkdirSync(join(skillFolder, "scripts"), { recursive: true });
+  mkdirSync(join(skillFolder, "references"), { recursive: true });
+  const text = description(next, plan.verb, plan.object, plan.qualifier);
+  const skillFile = `${frontMatter(next, plan.name, text, plan.index)}\n\n${body(next, plan.name, plan.object)}`;
+  writeFileSync(join(skillFolder, "SKILL.md"), skillFile);
+  writeFileSync(join(skillFolder, "scripts", "run.py"), SCRIPT, { mode: 0o755 });
+  writeFileSync(join(skillFolder, "references", "guide.md"), guide(plan.name, plan.object));
+}
+
+/**
+ * Makes sure bench/.work/skills-N holds the generated tree of `count` skills and returns
+ * its folder and skill names. Reuses a complete tree.
+ */
+export function generateSkills(count) {
+  const folder = treeFolder(count);
+  const marker = `${folder}.complete`;
+  const fingerprint = JSON.stringify({ version: GENERATOR_VERSION, seed: SEED, count });
+  const { next, names, plans } = planSkills(count);
   if (existsSync(marker) && readFileSync(marker, "utf8") === fingerprint) {
     return { folder, names, reused: true };
   }
   rmSync(marker, { force: true });
   rmSync(folder, { recursive: true, force: true });
-  for (const plan of plans) {
-    const skillFolder = join(folder, plan.name);
-    mkdirSync(join(skillFolder, "scripts"), { recursive: true });
-    mkdirSync(join(skillFolder, "references"), { recursive: true });
-    const text = description(next, plan.verb, plan.object, plan.qualifier);
-    const skillFile = `${frontMatter(next, plan.name, text, plan.index)}\n\n${body(next, plan.name, plan.object)}`;
-    writeFileSync(join(skillFolder, "SKILL.md"), skillFile);
-    writeFileSync(join(skillFolder, "scripts", "run.py"), SCRIPT, { mode: 0o755 });
-    writeFileSync(join(skillFolder, "references", "guide.md"), guide(plan.name, plan.object));
-  }
+  for (const plan of plans) writePlannedSkill(next, folder, plan);
   writeFileSync(marker, fingerprint);
   return { folder, names, reused: false };
+}
+
+/** How {@link generateRoots} splits skills over its roots: uneven, as real homes are. */
+export const ROOT_SHARES = [0.3, 0.25, 0.2, 0.15, 0.1];
+
+/**
+ * Makes sure bench/.work/roots-N/root-1 … root-5 hold `count` skills with distinct names
+ * split by {@link ROOT_SHARES} (30 %, 25 %, 20 %, 15 %, 10 %: at 100,000 the first root
+ * holds 30,000, over the default per-root cap of 20,000). Reuses complete trees. Returns
+ * the root folders and each one's count.
+ */
+export function generateRoots(count) {
+  const folder = join(WORK_FOLDER, `roots-${count}`);
+  const marker = `${folder}.complete`;
+  const fingerprint = JSON.stringify({ version: GENERATOR_VERSION, seed: SEED, count, shares: ROOT_SHARES });
+  const { next, plans } = planSkills(count);
+  const counts = ROOT_SHARES.map((share) => Math.floor(share * count));
+  counts[0] += count - counts.reduce((sum, each) => sum + each, 0);
+  const roots = counts.map((_, index) => join(folder, `root-${index + 1}`));
+  if (existsSync(marker) && readFileSync(marker, "utf8") === fingerprint) {
+    return { roots, counts, reused: true };
+  }
+  rmSync(marker, { force: true });
+  rmSync(folder, { recursive: true, force: true });
+  let start = 0;
+  for (const [index, root] of roots.entries()) {
+    mkdirSync(root, { recursive: true });
+    const share = counts[index];
+    for (const plan of plans.slice(start, start + share)) writePlannedSkill(next, root, plan);
+    start += share;
+  }
+  writeFileSync(marker, fingerprint);
+  return { roots, counts, reused: false };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -1,7 +1,8 @@
 /**
- * Runs every benchmark (discovery, runners, MCP, then the sandbox) against the built package and prints the
- * results. `npm run bench` builds first; `node bench/run.mjs --sizes 1000` is a quick run;
- * `--only discovery`, `--only runners`, `--only mcp` or `--only sandbox` runs one of them.
+ * Runs every benchmark (discovery, the 100,000-skill scale run, runners, MCP, then the sandbox) against the
+ * built package and prints the results. `npm run bench` builds first; `node bench/run.mjs --sizes 1000` is a
+ * quick run; `--only discovery`, `--only scale`, `--only runners`, `--only mcp` or `--only sandbox` runs one
+ * of them (`--scale-total` and `--scale-rounds` size the scale run).
  * BENCH_DIST points at another build (e.g. a temp outDir). `--json FILE` also writes the
  * raw measurements. Targets are reported as PASS/MISS; the exit code is 0 either way,
  * and 1 only when the benchmark itself fails (e.g. a contestant found the wrong count).
@@ -15,6 +16,7 @@ import { formatDiscoveryResults, missedTargets, runDiscoveryBenchmark } from "./
 import { formatMcpResults, mcpTargetsMet, runMcpBenchmark } from "./mcp.mjs";
 import { formatRunnersResults, runnersTargetsMet, runRunnersBenchmark } from "./runners.mjs";
 import { formatStartupResults, runStartupBenchmark, startupTargetsMet } from "./startup.mjs";
+import { formatScaleResults, runScaleBenchmark } from "./scale.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -26,6 +28,8 @@ const { values } = parseArgs({
     "mcp-rounds": { type: "string", default: "200" },
     "startup-rounds": { type: "string", default: "15" },
     concurrency: { type: "string", default: "100" },
+    "scale-total": { type: "string", default: "100000" },
+    "scale-rounds": { type: "string", default: "3" },
     only: { type: "string" },
     json: { type: "string" },
   },
@@ -44,8 +48,8 @@ const load = () =>
     .join(" ");
 const loadBefore = load();
 const only = values.only;
-if (only !== undefined && !["discovery", "startup", "runners", "mcp", "sandbox"].includes(only)) {
-  console.error(`--only takes discovery, startup, runners, mcp or sandbox, got ${only}`);
+if (only !== undefined && !["discovery", "startup", "scale", "runners", "mcp", "sandbox"].includes(only)) {
+  console.error(`--only takes discovery, startup, scale, runners, mcp or sandbox, got ${only}`);
   process.exit(2);
 }
 try {
@@ -66,6 +70,15 @@ try {
   if (only === undefined || only === "startup") {
     startup = await runStartupBenchmark({ sizes, rounds: Number(values["startup-rounds"]), log });
     raw.startup = startup;
+  }
+  let scale;
+  if (only === undefined || only === "scale") {
+    scale = await runScaleBenchmark({
+      total: Number(values["scale-total"]),
+      rounds: Number(values["scale-rounds"]),
+      log,
+    });
+    raw.scale = scale;
   }
   let runners;
   if (only === undefined || only === "runners") {
@@ -98,6 +111,7 @@ try {
     console.log(`\n${formatStartupResults(startup)}`);
     console.log(startupTargetsMet(startup) ? "start-up targets met" : "MISS: start-up targets");
   }
+  if (scale !== undefined) console.log(`\n${formatScaleResults(scale)}`);
   if (runners !== undefined) {
     console.log(`\n${formatRunnersResults(runners)}`);
     console.log(runnersTargetsMet(runners) ? "runner overhead target met" : "MISS: runner overhead target");

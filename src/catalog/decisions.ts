@@ -72,6 +72,7 @@ export function reasonCodeFor(code: DiagnosticCode): ReasonCode {
   switch (code) {
     case "front_matter_too_large":
     case "unterminated_front_matter":
+    case "missing_front_matter":
     case "yaml_alias_limit":
     case "duplicate_key":
     case "front_matter_not_mapping":

@@ -10,9 +10,10 @@ import { Candidates } from "./candidates.js";
 import { type Decided, decide } from "./decide.js";
 import type { SkillDecision } from "./decisions.js";
 import { LoadCache } from "./load-cache.js";
+import { NOTHING_LEFT_OUT, type NotSearched } from "./not-searched.js";
 import { packageSkillSources } from "./packages.js";
 import { type SkillFolderSource, type StoreSourceOptions, skillFolderSources } from "./sources.js";
-import { DEFAULT_WALK_LIMITS, type WalkLimits, walkSkillFolders } from "./walk.js";
+import { type WalkLimits, type WalkOutcome, walkSkillFolders } from "./walk.js";
 
 /** Inputs to discovery. Everything has a default: the platform folders, no project roots. */
 export interface DiscoveryOptions {
@@ -28,6 +29,7 @@ export interface DiscoveryOptions {
   readonly builtins?: boolean;
   /** The managed store, when there is one: its folder and its enabled names. */
   readonly store?: StoreSourceOptions;
+  /** The walk's caps; default: the configuration's `discovery` section. */
   readonly limits?: WalkLimits;
 }
 
@@ -39,6 +41,8 @@ export interface SourceReport {
   readonly reason: string;
   readonly exists: boolean;
   readonly found: number;
+  /** What the walk of this folder skipped or left out, with counts (see walk.ts). */
+  readonly notSearched: NotSearched;
 }
 
 /** What discovery found: the skills that may be offered, a decision for every skill found, and problems. */
@@ -103,7 +107,7 @@ export class SkillDiscovery {
     const candidates = new Candidates();
     const reports: SourceReport[] = [];
     const seen = new SeenFolders();
-    const limits = options.limits ?? DEFAULT_WALK_LIMITS;
+    const limits = options.limits ?? walkLimitsOf(config);
     // Each source name's cache, started on its first walk of this run and finished after the last.
     const caches = new Map<string, LoadCache>();
     for (const [index, source] of sources.entries()) {
@@ -117,7 +121,7 @@ export class SkillDiscovery {
       const realFolder = realFolders[index];
       const walk =
         realFolder === MISSING
-          ? { exists: false, diagnostics: [] }
+          ? MISSING_FOLDER
           : this.#walk(
               source,
               realFolder,
@@ -136,6 +140,7 @@ export class SkillDiscovery {
         reason: source.reason,
         exists: walk.exists,
         found: candidates.length - before,
+        notSearched: walk.notSearched,
       });
     }
     for (const cache of caches.values()) cache.finish();
@@ -157,7 +162,7 @@ export class SkillDiscovery {
     limits: WalkLimits,
     candidates: Candidates,
     seenHere: Set<string> | undefined,
-  ): { readonly exists: boolean; readonly diagnostics: Diagnostic[] } {
+  ): WalkOutcome {
     const name = source.source;
     const loadOptions = { source: name };
     const isEnabled = source.isEnabled;
@@ -205,7 +210,9 @@ export class SkillDiscovery {
         isEnabled === undefined ? undefined : isEnabled(basename(directory)),
       );
     };
-    return walkSkillFolders(source.folder, allowedRoots, { probe, found }, limits, realFolder);
+    const walker =
+      source.ownFolders === undefined ? { probe, found } : { probe, found, ownFolders: source.ownFolders };
+    return walkSkillFolders(source.folder, allowedRoots, walker, limits, realFolder);
   }
 
   #decideOrReuse(
@@ -285,6 +292,15 @@ const sharedDiscovery = new SkillDiscovery();
 export function discoverSkills(options: DiscoveryOptions = {}): DiscoveryResult {
   return sharedDiscovery.discover(options);
 }
+
+/** The walk limits a configuration sets. */
+export function walkLimitsOf(config: SkillgateConfig): WalkLimits {
+  const caps = config.discovery;
+  return { maxDepth: caps.maxDepth, maxFolders: caps.maxFoldersPerRoot, maxSkills: caps.maxSkillsPerRoot };
+}
+
+/** What a source folder that is not there gives. */
+const MISSING_FOLDER: WalkOutcome = { exists: false, diagnostics: [], notSearched: NOTHING_LEFT_OUT };
 
 /** A source folder that does not exist: nothing to walk, nothing it allows. */
 const MISSING = Symbol("missing");

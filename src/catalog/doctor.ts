@@ -2,8 +2,9 @@ import { join } from "node:path";
 import { CONFIG_FILE } from "../config/config.js";
 import type { DiagnosticCode } from "../core/diagnostics.js";
 import { isSkillgateError } from "../core/errors.js";
+import { findSkillFolderLinks } from "../skill/skill-files.js";
 import { type Catalog, type CatalogOptions, createCatalog } from "./catalog.js";
-import { DECISION_KINDS, type DecisionKind } from "./decisions.js";
+import { DECISION_KINDS, type DecisionKind, type SkillDecision } from "./decisions.js";
 import type { SourceReport } from "./discover.js";
 
 /** One problem `doctor` found, with how to fix it. */
@@ -17,12 +18,33 @@ export interface DoctorProblem {
   readonly location?: string;
 }
 
+/** Why a part of a skills folder was not searched, or its skills not loaded. */
+export type NotSearchedReason = "skipped_folder" | "depth_limit" | "skill_limit" | "folder_limit";
+
+/** One thing discovery left out of a skills folder, with how many. */
+export interface NotSearchedEntry {
+  /** The skills folder (a searched root). */
+  readonly folder: string;
+  readonly source: string;
+  readonly reason: NotSearchedReason;
+  /**
+   * Folders skipped by name, folders at the depth limit not listed, skills past the
+   * per-root cap not loaded, or folders past the folder cap not searched (at least).
+   */
+  readonly count: number;
+  /** For `skipped_folder`: the count by name (`.git`, `node_modules`, the store's own folders). */
+  readonly names?: Readonly<Record<string, number>>;
+  readonly message: string;
+}
+
 /** What `skillgate doctor` reports. `ok` is false when any problem is an error. */
 export interface DoctorReport {
   readonly ok: boolean;
   readonly configFile: string;
   readonly dataFolder: string;
   readonly folders: readonly SourceReport[];
+  /** Everything discovery did not search or did not load, by folder and reason. */
+  readonly notSearched: readonly NotSearchedEntry[];
   readonly counts: Readonly<Record<DecisionKind, number>>;
   readonly problems: readonly DoctorProblem[];
   readonly checks: ReadonlyArray<{ name: string; ok: boolean; detail: string }>;
@@ -31,6 +53,7 @@ export interface DoctorReport {
 const FIXES: Partial<Record<DiagnosticCode, string>> = {
   invalid_front_matter: "fix the YAML between the --- lines (check indentation and quotes)",
   unterminated_front_matter: "add a line holding only --- after the front matter",
+  missing_front_matter: "start SKILL.md with front matter: ---, name:, description:, ---",
   duplicate_key: "remove the repeated key from the front matter",
   yaml_alias_limit: "write the values out instead of using YAML anchors and aliases",
   front_matter_too_large: "move long text from the front matter into the body",
@@ -69,6 +92,7 @@ export function runDoctor(options: CatalogOptions = {}): DoctorReport {
       configFile: "",
       dataFolder: "",
       folders: [],
+      notSearched: [],
       counts: emptyCounts(),
       problems: [problem],
       checks,
@@ -104,6 +128,7 @@ export function runDoctor(options: CatalogOptions = {}): DoctorReport {
       ...(item.path !== undefined ? { location: item.path } : {}),
     });
   }
+  problems.push(...linkProblems(result.decisions));
   const counts = emptyCounts();
   for (const decision of result.decisions) counts[decision.decision] += 1;
   return {
@@ -111,10 +136,93 @@ export function runDoctor(options: CatalogOptions = {}): DoctorReport {
     configFile: join(catalog.folders.config, CONFIG_FILE),
     dataFolder: catalog.folders.data,
     folders: result.sources,
+    notSearched: notSearchedEntries(result.sources),
     counts,
     problems,
     checks,
   };
+}
+
+/** What each walk left out, as entries: skipped names first, then each cap that was reached. */
+export function notSearchedEntries(sources: readonly SourceReport[]): NotSearchedEntry[] {
+  const entries: NotSearchedEntry[] = [];
+  for (const report of sources) {
+    const { folder, source, notSearched } = report;
+    const names = Object.entries(notSearched.skippedFolders);
+    if (names.length > 0) {
+      const count = names.reduce((sum, [, each]) => sum + each, 0);
+      entries.push({
+        folder,
+        source,
+        reason: "skipped_folder",
+        count,
+        names: notSearched.skippedFolders,
+        message: `${count} folder(s) skipped by name: ${names.map(([name, each]) => `${name} ${each}`).join(", ")}`,
+      });
+    }
+    if (notSearched.belowDepthLimit > 0)
+      entries.push({
+        folder,
+        source,
+        reason: "depth_limit",
+        count: notSearched.belowDepthLimit,
+        message: `${notSearched.belowDepthLimit} folder(s) at the depth limit were not searched further`,
+      });
+    if (notSearched.overSkillLimit > 0)
+      entries.push({
+        folder,
+        source,
+        reason: "skill_limit",
+        count: notSearched.overSkillLimit,
+        message: `${notSearched.overSkillLimit} skill(s) past the per-root cap were not loaded`,
+      });
+    if (notSearched.overFolderLimit > 0)
+      entries.push({
+        folder,
+        source,
+        reason: "folder_limit",
+        count: notSearched.overFolderLimit,
+        message: `at least ${notSearched.overFolderLimit} folder(s) past the folder cap were not searched`,
+      });
+  }
+  return entries;
+}
+
+/**
+ * Symbolic links inside the skills discovery loaded. Discovery reads only each SKILL.md
+ * (docs/skills.md), so a link elsewhere in a skill folder is found here: every runner
+ * refuses a skill holding a link, so each is an error, and one leading outside the skill
+ * says where it leads.
+ */
+function linkProblems(decisions: readonly SkillDecision[]): DoctorProblem[] {
+  const problems: DoctorProblem[] = [];
+  for (const decision of decisions) {
+    if (decision.decision === "shadowed" || decision.decision === "rejected") continue;
+    const directory = decision.skill?.directory;
+    if (directory === undefined) continue;
+    for (const link of findSkillFolderLinks(directory)) {
+      problems.push(
+        link.escapes
+          ? {
+              severity: "error",
+              code: "path_not_allowed",
+              subject: decision.name,
+              message: `${link.path} is a symbolic link leading outside the skill (to ${link.target}); runners refuse to run a skill holding it and no tool reads through it`,
+              fix: "replace the link with a copy of what it points to, inside the skill folder",
+              location: join(directory, link.path),
+            }
+          : {
+              severity: "error",
+              code: "symlink_not_allowed",
+              subject: decision.name,
+              message: `${link.path} is a symbolic link (to ${link.target}); runners refuse to run a skill holding one`,
+              fix: "replace the link with a copy of the file",
+              location: join(directory, link.path),
+            },
+      );
+    }
+  }
+  return problems;
 }
 
 function emptyCounts(): Record<DecisionKind, number> {

@@ -1,6 +1,7 @@
 import { dirname } from "node:path";
 import type { Diagnostic } from "../core/diagnostics.js";
 import { hashSkillFolder } from "../skill/content-hash.js";
+import type { SkillFields } from "../skill/fields.js";
 import type { Governance } from "../skill/governance.js";
 import { effectiveSchema, type JsonSchema } from "../skill/parameters-schema.js";
 import { listSkillScripts, type ScriptLanguage } from "../skill/scripts.js";
@@ -8,11 +9,28 @@ import type { SkillDecision } from "./decisions.js";
 import type { DiscoveryResult } from "./discover.js";
 import { findByName } from "./find.js";
 
+/**
+ * The front-matter fields the Agent Skills specification defines, shaped as the reference
+ * library's `read-properties` prints them: `name` and `description` always; `license`,
+ * `compatibility`, `allowed-tools` (space-separated text) and `metadata` (when not empty)
+ * only when the skill has them.
+ */
+export interface SkillProperties {
+  readonly name: string;
+  readonly description: string;
+  readonly license?: string;
+  readonly compatibility?: string;
+  readonly "allowed-tools"?: string;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+}
+
 /** Everything skillgate knows about one skill, for `skillgate explain`. */
 export interface SkillExplanation {
   /** The decision that counts: the winner of its name. */
   readonly decision: SkillDecision;
   readonly description: string | undefined;
+  /** The specification's fields as read; undefined when the skill did not load. */
+  readonly properties: SkillProperties | undefined;
   /** The content hash and grant prefix, when the folder can be hashed. */
   readonly hash: string | undefined;
   readonly governance: Governance | undefined;
@@ -40,6 +58,19 @@ function decisionInEffect(all: readonly SkillDecision[]): SkillDecision {
     all.filter((item) => item.decision !== "shadowed").at(-1) ??
     (all.at(-1) as SkillDecision)
   );
+}
+
+/** The specification's fields of a loaded skill, as `read-properties` shows them. */
+export function propertiesOf(fields: SkillFields): SkillProperties {
+  const properties: { -readonly [Key in keyof SkillProperties]: SkillProperties[Key] } = {
+    name: fields.name,
+    description: fields.description,
+  };
+  if (fields.license !== undefined) properties.license = fields.license;
+  if (fields.compatibility !== undefined) properties.compatibility = fields.compatibility;
+  if (fields.allowedTools.length > 0) properties["allowed-tools"] = fields.allowedTools.join(" ");
+  if (Object.keys(fields.metadata).length > 0) properties.metadata = fields.metadata;
+  return properties;
 }
 
 /**
@@ -75,6 +106,7 @@ export function explainSkill(result: DiscoveryResult, query: string): ExplainRes
     explanation: {
       decision,
       description: loaded?.description,
+      properties: loaded?.fields === undefined ? undefined : propertiesOf(loaded.fields),
       hash: hashed?.hash,
       governance,
       allowedTools: loaded?.fields?.allowedTools ?? [],

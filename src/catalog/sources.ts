@@ -28,7 +28,18 @@ export interface SkillFolderSource {
    * that are not get the decision `disabled` with `disabled_in_store`.
    */
   readonly isEnabled?: (folderName: string) => boolean;
+  /** Folder names skipped at the top of this folder only: the managed store's internal folders. */
+  readonly ownFolders?: ReadonlySet<string>;
 }
+
+/**
+ * The folders the managed store keeps inside its own folder: staging (`.staging`), the
+ * trash of replaced and removed skills (`.trash`), approval plans (`.plans`) and the
+ * cross-process lock (`.lock`). Skills in them are not the store's skills, so discovery
+ * does not search them (docs/skills.md). The store's constants are the source of these
+ * names; a test holds this list to them (this layer cannot import the store).
+ */
+export const STORE_INTERNAL_FOLDERS: ReadonlySet<string> = new Set([".staging", ".trash", ".plans", ".lock"]);
 
 /** The managed store as a catalog source: discovery asks for the enabled names on every run. */
 export interface StoreSourceOptions {
@@ -88,6 +99,7 @@ export function skillFolderSources(options: SourceOptions): SkillFolderSource[] 
       folder: options.store.folder,
       reason: "the managed store (enabled skills)",
       isEnabled: (name) => enabledNames.has(name),
+      ownFolders: STORE_INTERNAL_FOLDERS,
     });
   }
   sources.push({

@@ -1,11 +1,17 @@
-import { type Dirent, readdirSync, realpathSync, statSync } from "node:fs";
+import { type Dirent, lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { basename, sep } from "node:path";
 import { type Diagnostic, diagnostic } from "../core/diagnostics.js";
 import { MAX_DISCOVERY_DEPTH, MAX_DISCOVERY_FOLDERS, MAX_SKILLS_PER_ROOT } from "../core/limits.js";
 import { SKILL_FILE } from "../skill/read-skill-file.js";
+import { LeftOut, leftOutDiagnostics, NOTHING_LEFT_OUT, type NotSearched } from "./not-searched.js";
 
-/** Folder names never searched: version control, dependencies, and hidden folders (the store's staging). */
-const SKIPPED = new Set(["node_modules", ".git"]);
+/**
+ * Folder names never searched, at any depth: version control and dependencies. Other
+ * hidden folders are searched (real skills live in `.curated`, `.system`, `.experimental`);
+ * a source may add its own names for its top level (the managed store's internal folders,
+ * see sources.ts). docs/skills.md lists them.
+ */
+export const SKIPPED_FOLDER_NAMES: readonly string[] = [".git", ".hg", ".svn", "node_modules"];
 const NODE_MODULES = "node_modules";
 const DOT = 0x2e;
 
@@ -21,6 +27,14 @@ export interface WalkResult {
   readonly exists: boolean;
   readonly candidates: SkillCandidate[];
   readonly diagnostics: Diagnostic[];
+  readonly notSearched: NotSearched;
+}
+
+/** What {@link walkSkillFolders} returns. */
+export interface WalkOutcome {
+  readonly exists: boolean;
+  readonly diagnostics: Diagnostic[];
+  readonly notSearched: NotSearched;
 }
 
 /** Caps for one walk; defaults from limits.ts. */
@@ -58,12 +72,18 @@ export interface SkillWalker {
    * `escapedTo` leaves every allowed root (no probe then).
    */
   readonly found: (directory: string, escapedTo: string | undefined) => void;
+  /**
+   * Names skipped at the top of this root only, besides {@link SKIPPED_FOLDER_NAMES}: the
+   * managed store's internal folders (staging, trash, plans, its lock).
+   */
+  readonly ownFolders?: ReadonlySet<string>;
 }
 
 /**
  * Finds skill folders below `root`: a folder holding SKILL.md is a skill and is not
- * searched further; other folders are searched to `maxDepth`. `.git`, `node_modules`
- * and hidden folders are skipped; entries are visited in name order. A symlinked folder
+ * searched further; other folders are searched to `maxDepth`. Folders named in
+ * {@link SKIPPED_FOLDER_NAMES} are skipped (other hidden folders are searched); entries
+ * are visited in name order. A symlinked folder
  * is followed only when its real path stays inside one of `allowedRoots` (real paths);
  * otherwise it is returned as an escaped candidate so the caller records
  * `path_not_allowed`. A folder reached twice (a link to a sibling or to a parent) is
@@ -75,6 +95,7 @@ export function walkSkillsRoot(
   allowedRoots: readonly string[],
   probe: (directory: string) => boolean,
   limits: WalkLimits = DEFAULT_WALK_LIMITS,
+  ownFolders?: ReadonlySet<string>,
 ): WalkResult {
   const candidates: SkillCandidate[] = [];
   const walk = walkSkillFolders(
@@ -86,10 +107,11 @@ export function walkSkillsRoot(
         candidates.push(
           escapedTo === undefined ? { directory } : { directory, escaped: { realPath: escapedTo } },
         ),
+      ...(ownFolders !== undefined ? { ownFolders } : {}),
     },
     limits,
   );
-  return { exists: walk.exists, candidates, diagnostics: walk.diagnostics };
+  return { exists: walk.exists, candidates, diagnostics: walk.diagnostics, notSearched: walk.notSearched };
 }
 
 /**
@@ -104,20 +126,21 @@ export function walkSkillFolders(
   walker: SkillWalker,
   limits: WalkLimits = DEFAULT_WALK_LIMITS,
   rootReal?: string,
-): { readonly exists: boolean; readonly diagnostics: Diagnostic[] } {
+): WalkOutcome {
   const diagnostics: Diagnostic[] = [];
   let rootEntries: Dirent[];
   try {
     rootEntries = readdirSync(root, { withFileTypes: true });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return { exists: false, diagnostics };
+    if (code === "ENOENT" || code === "ENOTDIR")
+      return { exists: false, diagnostics, notSearched: NOTHING_LEFT_OUT };
     diagnostics.push(
       diagnostic("unreadable_file", "error", `cannot read ${root} (${code ?? String(error)})`, {
         path: root,
       }),
     );
-    return { exists: true, diagnostics };
+    return { exists: true, diagnostics, notSearched: NOTHING_LEFT_OUT };
   }
   const realRoot = rootReal ?? realPathOr(root);
   if (
@@ -125,31 +148,32 @@ export function walkSkillFolders(
     walker.probe(root, basename(root), realRoot, "")
   ) {
     walker.found(root, undefined);
-    return { exists: true, diagnostics };
+    return { exists: true, diagnostics, notSearched: NOTHING_LEFT_OUT };
   }
   const visited = new VisitedFolders(realRoot);
+  const ownFolders = walker.ownFolders;
+  const leftOut = new LeftOut();
   let folders = 0;
   // Everything handed to walker.found, links that lead outside included: the skills cap counts them all.
   let recorded = 0;
+  // Past the skills cap the walk goes on only to count the skills it leaves out.
+  let counting = false;
   let stopped = false;
-  const stop = (message: string): void => {
-    stopped = true;
-    diagnostics.push(
-      diagnostic("limit_exceeded", "error", message, {
-        path: root,
-        hint: "point skillgate at a narrower folder",
-      }),
-    );
-  };
   const visit = (listing: Listing, depth: number): void => {
     const entries = listing.entries;
     entries.sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
     for (let index = 0; index < entries.length; index += 1) {
-      if (stopped) return;
+      if (stopped) {
+        leftOut.overFolderLimit += foldersIn(entries, index);
+        return;
+      }
       listing.reached = index;
       const entry = entries[index] as Dirent;
       const name = entry.name;
-      if (isSkipped(name)) continue;
+      if (isSkippedFolderName(name) || (depth === 0 && ownFolders !== undefined && ownFolders.has(name))) {
+        if (entry.isDirectory() || entry.isSymbolicLink()) leftOut.skipped(name);
+        continue;
+      }
       const child = listing.prefix + name;
       // The real path of the folder; for a link, the real path of where it leads.
       let realChild = listing.realPrefix + name;
@@ -157,8 +181,11 @@ export function walkSkillFolders(
         const resolved = resolveLink(realChild);
         if (resolved === undefined || !resolved.isDirectory) continue;
         if (!isInside(resolved.realPath, allowedRoots)) {
-          recorded += 1;
-          walker.found(child, resolved.realPath);
+          if (counting) leftOut.overSkillLimit += 1;
+          else {
+            recorded += 1;
+            walker.found(child, resolved.realPath);
+          }
           continue;
         }
         realChild = resolved.realPath;
@@ -170,19 +197,29 @@ export function walkSkillFolders(
       }
       folders += 1;
       if (folders > limits.maxFolders) {
-        stop(`more than ${limits.maxFolders} folders below ${root}; the rest were not searched`);
+        stopped = true;
+        leftOut.overFolderLimit += foldersIn(entries, index);
         return;
       }
-      if (walker.probe(child, name, realChild, listing.prefix)) {
+      if (counting) {
+        if (holdsSkillFile(realChild)) {
+          leftOut.overSkillLimit += 1;
+          continue;
+        }
+      } else if (walker.probe(child, name, realChild, listing.prefix)) {
         if (recorded >= limits.maxSkills) {
-          stop(`more than ${limits.maxSkills} skills below ${root}; the rest were not loaded`);
-          return;
+          counting = true;
+          leftOut.overSkillLimit += 1;
+          continue;
         }
         recorded += 1;
         walker.found(child, undefined);
         continue;
       }
-      if (depth + 1 >= limits.maxDepth) continue;
+      if (depth + 1 >= limits.maxDepth) {
+        leftOut.belowDepthLimit += 1;
+        continue;
+      }
       let childEntries: Dirent[];
       try {
         childEntries = readdirSync(realChild, { withFileTypes: true });
@@ -194,7 +231,28 @@ export function walkSkillFolders(
     listing.reached = entries.length;
   };
   visit(visited.listing(root, visited.rootReal, rootEntries), 0);
-  return { exists: true, diagnostics };
+  const notSearched = leftOut.done();
+  diagnostics.push(...leftOutDiagnostics(root, limits, notSearched, stopped));
+  return { exists: true, diagnostics, notSearched };
+}
+
+/** The entries from `from` on that may be folders (folders and links, not skipped by name). */
+function foldersIn(entries: readonly Dirent[], from: number): number {
+  let count = 0;
+  for (let index = from; index < entries.length; index += 1) {
+    const entry = entries[index] as Dirent;
+    if (!isSkippedFolderName(entry.name) && (entry.isDirectory() || entry.isSymbolicLink())) count += 1;
+  }
+  return count;
+}
+
+/** Whether a folder holds an entry named SKILL.md; used only to count skills past the cap. */
+function holdsSkillFile(realDirectory: string): boolean {
+  try {
+    return lstatSync(realDirectory + sep + SKILL_FILE, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return false;
+  }
 }
 
 /** A folder's entries as the walk goes through them, and its path and real path. */
@@ -259,7 +317,7 @@ class VisitedFolders {
       // The entry being handled when a link is met is entered too, unless it is the link.
       for (let index = 0; index <= listing.reached && index < listing.entries.length; index += 1) {
         const entry = listing.entries[index] as Dirent;
-        if (!isSkipped(entry.name) && !entry.isSymbolicLink() && entry.isDirectory()) {
+        if (!isSkippedFolderName(entry.name) && !entry.isSymbolicLink() && entry.isDirectory()) {
           set.add(listing.realPrefix + entry.name);
         }
       }
@@ -269,8 +327,13 @@ class VisitedFolders {
   }
 }
 
-function isSkipped(name: string): boolean {
-  return name.charCodeAt(0) === DOT || (name.length === NODE_MODULES.length && SKIPPED.has(name));
+/**
+ * True for a name in {@link SKIPPED_FOLDER_NAMES}, decided by its first character and
+ * length before any comparison of text: it runs for every entry of every listing.
+ */
+export function isSkippedFolderName(name: string): boolean {
+  if (name.charCodeAt(0) === DOT) return name === ".git" || name === ".hg" || name === ".svn";
+  return name.length === NODE_MODULES.length && name === NODE_MODULES;
 }
 
 /**

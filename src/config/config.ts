@@ -6,6 +6,7 @@ import { InvalidConfigError } from "../core/errors.js";
 import { rereadIfChanged, type StampedRead } from "../core/file-stamps.js";
 import { DEFAULT_INDEX_BUDGET, MAX_YAML_ALIAS_COUNT } from "../core/limits.js";
 import { isPlainObject } from "../core/safe-json.js";
+import { DEFAULT_DISCOVERY_CONFIG, type DiscoveryConfig, readDiscoveryConfig } from "./discovery-config.js";
 import {
   DEFAULT_EXTENSIONS_CONFIG,
   type ExtensionsConfig,
@@ -35,6 +36,8 @@ export interface SkillgateConfig {
     /** Characters the skill index may take in a system prompt. */
     readonly budget: number;
   };
+  /** The caps of the folder walk: skills and folders per root, and depth. */
+  readonly discovery: DiscoveryConfig;
   /** Owner rules added to the built-in policy table, and the approval request life. */
   readonly policy: PolicyConfig;
   /** Skills trusted to run on the host, default run limits, snapshots kept. */
@@ -47,6 +50,7 @@ export interface SkillgateConfig {
 export const DEFAULT_CONFIG: SkillgateConfig = {
   skills: { disabled: [], hidden: [], userFolders: [], projectFolders: [], packages: [] },
   index: { budget: DEFAULT_INDEX_BUDGET },
+  discovery: DEFAULT_DISCOVERY_CONFIG,
   policy: DEFAULT_POLICY_CONFIG,
   runners: DEFAULT_RUNNERS_CONFIG,
   extensions: DEFAULT_EXTENSIONS_CONFIG,
@@ -92,11 +96,12 @@ export function parseConfig(text: string, file: string): SkillgateConfig {
   const problems: string[] = [];
   const skills = section(value, "skills", problems);
   const index = section(value, "index", problems);
+  const discovery = readDiscoveryConfig(section(value, "discovery", problems), problems);
   const policy = readPolicyConfig(section(value, "policy", problems), problems);
   const runners = readRunnersConfig(section(value, "runners", problems), problems);
   const extensions = readExtensionsConfig(section(value, "extensions", problems), problems);
   for (const key of Object.keys(value)) {
-    if (!["skills", "index", "policy", "runners", "extensions"].includes(key))
+    if (!["skills", "index", "discovery", "policy", "runners", "extensions"].includes(key))
       problems.push(`unknown key "${key}"`);
   }
   const config: SkillgateConfig = {
@@ -108,6 +113,7 @@ export function parseConfig(text: string, file: string): SkillgateConfig {
       packages: stringList(skills, "packages", "skills", problems),
     },
     index: { budget: positiveInteger(index, "budget", "index", DEFAULT_INDEX_BUDGET, problems) },
+    discovery,
     policy,
     runners,
     extensions,

@@ -14,6 +14,7 @@ export type DiagnosticCode =
   | "file_too_large"
   | "front_matter_too_large"
   | "unterminated_front_matter"
+  | "missing_front_matter"
   | "invalid_front_matter"
   | "yaml_alias_limit"
   | "duplicate_key"

@@ -46,13 +46,26 @@ const SPACED_WORDS = /^[!-~]+(?: [!-~]+)*$/;
 
 /**
  * Reads and checks the specification's fields. `folderName` is the skill's folder, which
- * the name must match; `bodyDescription` is used when there is no front matter at all.
+ * the name must match. Without front matter, lenient mode names the skill after its folder
+ * and describes it by the body's first paragraph; strict mode refuses it
+ * (`missing_front_matter`).
  */
 export function readSkillFields(
   data: Record<string, unknown>,
   context: { folderName: string; path?: string; mode: ValidationMode; hasFrontMatter: boolean; body: string },
 ): FieldsResult {
   const problems = new Findings(context.mode, context.path);
+  if (!context.hasFrontMatter && context.mode === "strict") {
+    // The specification requires front matter with name and description; lenient loading
+    // takes the folder name and the first paragraph instead (docs/skills.md).
+    problems.fail(
+      "missing_front_matter",
+      "SKILL.md has no front matter; the Agent Skills specification requires one with name and description",
+      "front matter",
+      `start SKILL.md with a --- line, name: ${context.folderName}, a description: line, and a closing --- line`,
+    );
+    return { fields: undefined, diagnostics: problems.found() };
+  }
   const name = readName(data, context, problems);
   const description = readDescription(data, context, problems);
   const license = readOptionalString(data, "license", problems);
@@ -346,9 +359,9 @@ class Findings {
     this.add(code, message, field);
   }
 
-  fail(code: Diagnostic["code"], message: string, field: string): void {
+  fail(code: Diagnostic["code"], message: string, field: string, hint?: string): void {
     this.loadErrors += 1;
-    this.record(diagnostic(code, "error", message, { path: this.path, field }));
+    this.record(diagnostic(code, "error", message, { path: this.path, field, hint }));
   }
 
   /** Everything found, in order (one shared frozen empty list when nothing was). */

@@ -1,5 +1,5 @@
-import { type Dirent, readdirSync } from "node:fs";
-import { join } from "node:path";
+import { type Dirent, readdirSync, readlinkSync, realpathSync } from "node:fs";
+import { dirname, join, resolve, sep } from "node:path";
 
 /**
  * The regular files of a skill folder, as paths relative to it with `/`, sorted by UTF-16
@@ -24,4 +24,74 @@ export function listSkillFiles(folder: string): string[] {
   };
   visit("");
   return files.sort();
+}
+
+/** A symbolic link found inside a skill folder. */
+export interface SkillFolderLink {
+  /** The link's path relative to the skill folder, with `/`. */
+  readonly path: string;
+  /** The link's own text, as `readlink` gives it. */
+  readonly target: string;
+  /**
+   * True when the link leads outside the skill folder: its target, taken as written, or
+   * the real path it resolves to, is not the folder or below it. A link that leads nowhere
+   * (dangling) is judged by its text.
+   */
+  readonly escapes: boolean;
+}
+
+/**
+ * Every symbolic link below a skill folder, in path order, without following any of them;
+ * at most `limit` entries are looked at (a folder that large is refused elsewhere). Runners
+ * refuse a skill holding any link (a snapshot holds regular files only) and no tool reads
+ * through one; this says where each leads, for `doctor` and `explain`.
+ */
+export function findSkillFolderLinks(folder: string, limit = 10_000): SkillFolderLink[] {
+  const links: SkillFolderLink[] = [];
+  const realFolder = realPathOf(folder) ?? resolve(folder);
+  let seen = 0;
+  const visit = (relative: string): void => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(relative === "" ? folder : join(folder, relative), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      seen += 1;
+      if (seen > limit) return;
+      const path = relative === "" ? entry.name : `${relative}/${entry.name}`;
+      if (entry.isDirectory()) visit(path);
+      else if (entry.isSymbolicLink()) links.push(describeLink(folder, realFolder, path));
+    }
+  };
+  visit("");
+  return links.sort((left, right) => (left.path < right.path ? -1 : left.path > right.path ? 1 : 0));
+}
+
+function describeLink(folder: string, realFolder: string, path: string): SkillFolderLink {
+  const absolute = join(folder, path);
+  let target: string;
+  try {
+    target = readlinkSync(absolute);
+  } catch {
+    return { path, target: "", escapes: true };
+  }
+  // The link's text resolved against the folder it sits in, as the system would (through the real folder).
+  const written = resolve(realFolder, dirname(path), target);
+  const real = realPathOf(absolute);
+  const escapes = !isWithin(written, realFolder) || (real !== undefined && !isWithin(real, realFolder));
+  return { path, target, escapes };
+}
+
+function isWithin(path: string, folder: string): boolean {
+  return path === folder || path.startsWith(folder.endsWith(sep) ? folder : folder + sep);
+}
+
+function realPathOf(path: string): string | undefined {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return undefined;
+  }
 }

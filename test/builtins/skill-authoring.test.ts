@@ -188,14 +188,19 @@ describe("check_skill agrees with skillgate's strict validation", () => {
     expect(strictCodes.sort()).toEqual([...expected].sort());
   });
 
-  it("is stricter about a SKILL.md with no front matter, which the specification requires", () => {
+  it("agrees about a SKILL.md with no front matter, which the specification requires", () => {
     const text = "# Checks things\n\nUse when a user asks to check things.\n";
     expect(codes(check({ skill_md: text, folder_name: "ok-skill" }).findings, "error")).toEqual([
       "missing_front_matter",
     ]);
+    const strict = loadSkillText(text, join(tmpdir(), "ok-skill"), { source: "test", mode: "strict" });
+    expect(strict.diagnostics.map((item) => [item.code, item.severity])).toEqual([
+      ["missing_front_matter", "error"],
+    ]);
+    // Lenient loading (discovery) still takes the folder name and the first paragraph.
     expect(
       hasErrors(
-        loadSkillText(text, join(tmpdir(), "ok-skill"), { source: "test", mode: "strict" }).diagnostics,
+        loadSkillText(text, join(tmpdir(), "ok-skill"), { source: "test", mode: "lenient" }).diagnostics,
       ),
     ).toBe(false);
   });

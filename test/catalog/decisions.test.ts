@@ -274,8 +274,10 @@ describe("decisions: seed 004 verification matrix (discovery rows)", () => {
     symlinkSync(join(user, "shared-tool"), join(skills, "shared-tool"));
     symlinkSync(join(skills, ".versions", "pinned"), join(skills, "pinned"));
     const result = discover(tree);
+    // Hidden folders are searched: the folder is found once, at its first path in name order.
+    expect(result.decisions.filter((decision) => decision.name === "pinned")).toHaveLength(1);
     expect(decisionOf(result, "pinned").decision).toBe("registered");
-    expect(decisionOf(result, "pinned").location).toBe(join(skills, "pinned", "SKILL.md"));
+    expect(decisionOf(result, "pinned").location).toBe(join(skills, ".versions", "pinned", "SKILL.md"));
     expect(decisionOf(result, "shared-tool", "project").decision).toBe("registered");
     expect(decisionOf(result, "shared-tool", "user").decision).toBe("shadowed");
   });

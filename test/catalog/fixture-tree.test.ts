@@ -33,6 +33,8 @@ describe("the mixed-project fixture tree", () => {
     expect(table).toEqual([
       [".skillgate/skills/only-here/SKILL.md", "only-here", "registered", ""],
       [".skillgate/skills/valid-skill/SKILL.md", "valid-skill", "shadowed", "shadowed_by"],
+      [".agents/skills/.curated/curated-skill/SKILL.md", "curated-skill", "registered", ""],
+      [".agents/skills/.system/system-skill/SKILL.md", "system-skill", "registered", ""],
       [".agents/skills/bad-governance/SKILL.md", "bad-governance", "display_only", "invalid_governance"],
       [".agents/skills/duplicate-key/SKILL.md", "duplicate-key", "rejected", "invalid_front_matter"],
       [".agents/skills/group/nested-skill/SKILL.md", "nested-skill", "registered", ""],
@@ -49,9 +51,9 @@ describe("the mixed-project fixture tree", () => {
     expect(result.diagnostics).toEqual([]);
   });
 
-  it("gives exactly one decision per SKILL.md outside hidden folders", () => {
+  it("gives exactly one decision per SKILL.md, hidden folders included", () => {
     const files = (readdirSync(project, { recursive: true }) as string[])
-      .filter((path) => path.endsWith("SKILL.md") && !path.includes("/.hidden/"))
+      .filter((path) => path.endsWith("SKILL.md"))
       .map((path) => join(project, path))
       .sort();
     const result = discoverFixture();
@@ -61,10 +63,12 @@ describe("the mixed-project fixture tree", () => {
   it("offers the registered skills only, and the index lists exactly those", () => {
     const result = discoverFixture();
     expect(result.skills.map((skill) => skill.name)).toEqual([
+      "curated-skill",
       "nested-skill",
       "only-here",
       "other-name",
       "plain",
+      "system-skill",
       "valid-skill",
     ]);
     expect(describeSkillIndex(result.skills).listed).toEqual(result.skills.map((skill) => skill.name));
@@ -78,7 +82,7 @@ describe("the mixed-project fixture tree", () => {
         .map((source) => [relative(project, source.folder), source.exists, source.found]),
     ).toEqual([
       [".skillgate/skills", true, 2],
-      [".agents/skills", true, 7],
+      [".agents/skills", true, 9],
     ]);
   });
 });

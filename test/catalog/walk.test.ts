@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SkillDiscovery } from "../../src/catalog/discover.js";
+import { NOTHING_LEFT_OUT } from "../../src/catalog/not-searched.js";
 import { DEFAULT_WALK_LIMITS, isInside, type WalkLimits, walkSkillsRoot } from "../../src/catalog/walk.js";
 import { DEFAULT_CONFIG } from "../../src/config/config.js";
 import { MAX_DISCOVERY_DEPTH } from "../../src/core/limits.js";
@@ -20,8 +21,18 @@ const relative = (root: string, directories: readonly { directory: string }[]) =
 describe("walkSkillsRoot", () => {
   it("a missing root does not exist and yields nothing; an empty one exists", () => {
     const tree = makeTree();
-    expect(walk(join(tree, "missing"))).toEqual({ exists: false, candidates: [], diagnostics: [] });
-    expect(walk(tree)).toEqual({ exists: true, candidates: [], diagnostics: [] });
+    expect(walk(join(tree, "missing"))).toEqual({
+      exists: false,
+      candidates: [],
+      diagnostics: [],
+      notSearched: NOTHING_LEFT_OUT,
+    });
+    expect(walk(tree)).toEqual({
+      exists: true,
+      candidates: [],
+      diagnostics: [],
+      notSearched: NOTHING_LEFT_OUT,
+    });
   });
 
   it("a root that is a file does not exist as a skills folder", () => {
@@ -39,15 +50,53 @@ describe("walkSkillsRoot", () => {
     expect(relative(tree, walk(tree).candidates)).toEqual(["a-skill", "b-skill", "group/c-skill"]);
   });
 
-  it("skips .git, node_modules and hidden folders", () => {
+  it("searches hidden folders and skips .git, .hg, .svn and node_modules, counting each", () => {
     const tree = makeTree();
     writeSkill(tree, ".git/in-git");
+    writeSkill(tree, ".hg/in-hg");
+    writeSkill(tree, ".svn/in-svn");
     writeSkill(tree, "node_modules/in-modules");
-    writeSkill(tree, ".hidden/in-hidden");
+    writeSkill(tree, ".curated/curated-one");
+    writeSkill(tree, ".system/skill-creator");
     writeSkill(tree, ".staging-1234");
     writeSkill(tree, "group/node_modules/deep-modules");
+    writeSkill(tree, "group/.git/deep-git");
     writeSkill(tree, "visible");
-    expect(relative(tree, walk(tree).candidates)).toEqual(["visible"]);
+    // A worktree's .git is a file: not a folder, not counted.
+    writeFileSync(join(tree, "group", ".git-file"), "x");
+    mkdirSync(join(tree, "other"));
+    writeFileSync(join(tree, "other", ".git"), "gitdir: elsewhere\n");
+    const result = walk(tree);
+    expect(relative(tree, result.candidates)).toEqual([
+      ".curated/curated-one",
+      ".staging-1234",
+      ".system/skill-creator",
+      "visible",
+    ]);
+    expect(result.notSearched).toEqual({
+      skippedFolders: { ".git": 2, ".hg": 1, ".svn": 1, node_modules: 2 },
+      belowDepthLimit: 0,
+      overSkillLimit: 0,
+      overFolderLimit: 0,
+    });
+    expect(result.diagnostics).toEqual([]);
+  });
+
+  it("skips a source's own folders at its top only", () => {
+    const tree = makeTree();
+    writeSkill(tree, ".staging/123-abc");
+    writeSkill(tree, ".trash/old-1");
+    writeSkill(tree, "group/.staging/deep");
+    writeSkill(tree, "kept");
+    const result = walkSkillsRoot(
+      tree,
+      [tree],
+      hasSkillFile,
+      DEFAULT_WALK_LIMITS,
+      new Set([".staging", ".trash"]),
+    );
+    expect(relative(tree, result.candidates)).toEqual(["group/.staging/deep", "kept"]);
+    expect(result.notSearched.skippedFolders).toEqual({ ".staging": 1, ".trash": 1 });
   });
 
   it("searches down to the depth cap and no further", () => {
@@ -56,7 +105,14 @@ describe("walkSkillsRoot", () => {
     const belowCap = `${"e/".repeat(MAX_DISCOVERY_DEPTH)}below-cap`;
     writeSkill(tree, atCap);
     writeSkill(tree, belowCap);
-    expect(relative(tree, walk(tree).candidates)).toEqual([atCap]);
+    const result = walk(tree);
+    expect(relative(tree, result.candidates)).toEqual([atCap]);
+    // e/ at the last level is not a skill and is not listed: one folder left out, and said so.
+    expect(result.notSearched.belowDepthLimit).toBe(1);
+    expect(result.diagnostics).toEqual([
+      expect.objectContaining({ code: "limit_exceeded", severity: "warning", path: tree }),
+    ]);
+    expect(result.diagnostics[0]?.message).toContain(`1 folder(s) ${MAX_DISCOVERY_DEPTH} levels below`);
     expect(relative(tree, walk(tree, { maxDepth: 2 }).candidates)).toEqual([]);
     writeSkill(tree, "x/two-deep");
     expect(relative(tree, walk(tree, { maxDepth: 2 }).candidates)).toEqual(["x/two-deep"]);
@@ -68,7 +124,12 @@ describe("walkSkillsRoot", () => {
     const solo = writeSkill(tree, "solo", {
       files: { "sub/SKILL.md": "---\nname: sub\ndescription: d\n---\n" },
     });
-    expect(walk(solo)).toEqual({ exists: true, candidates: [{ directory: solo }], diagnostics: [] });
+    expect(walk(solo)).toEqual({
+      exists: true,
+      candidates: [{ directory: solo }],
+      diagnostics: [],
+      notSearched: NOTHING_LEFT_OUT,
+    });
   });
 
   it("stops with limit_exceeded past the folder cap", () => {
@@ -80,6 +141,8 @@ describe("walkSkillsRoot", () => {
       expect.objectContaining({ code: "limit_exceeded", severity: "error", path: tree }),
     ]);
     expect(result.diagnostics[0]?.message).toContain("3 folders");
+    expect(result.diagnostics[0]?.message).toContain("at least 2 more were not searched");
+    expect(result.notSearched.overFolderLimit).toBe(2);
   });
 
   it("stops with limit_exceeded past the skill cap", () => {
@@ -89,6 +152,37 @@ describe("walkSkillsRoot", () => {
     expect(relative(tree, result.candidates)).toEqual(["skill-0", "skill-1"]);
     expect(result.diagnostics.map((item) => item.code)).toEqual(["limit_exceeded"]);
     expect(result.diagnostics[0]?.message).toContain("2 skills");
+    expect(result.diagnostics[0]?.message).toContain("3 more were not loaded");
+    expect(result.diagnostics[0]?.hint).toContain("discovery.max_skills_per_root");
+    expect(result.notSearched.overSkillLimit).toBe(3);
+  });
+
+  it("counts the skills past the cap in nested folders too, without loading them", () => {
+    const tree = makeTree();
+    writeSkill(tree, "a-first");
+    writeSkill(tree, "b-group/one");
+    writeSkill(tree, "b-group/deeper/two");
+    mkdirSync(join(tree, "c-empty"));
+    const probed: string[] = [];
+    const result = walkSkillsRoot(
+      tree,
+      [tree],
+      (directory) => {
+        probed.push(directory);
+        return hasSkillFile(directory);
+      },
+      { ...DEFAULT_WALK_LIMITS, maxSkills: 1 },
+    );
+    expect(relative(tree, result.candidates)).toEqual(["a-first"]);
+    expect(result.notSearched.overSkillLimit).toBe(2);
+    // The probe (which reads SKILL.md) stops at the first skill past the cap: after it, only
+    // a name is looked up (b-group/one and c-empty are never probed).
+    expect(
+      relative(
+        tree,
+        probed.map((directory) => ({ directory })),
+      ),
+    ).toEqual(["a-first", "b-group", "b-group/deeper", "b-group/deeper/two"]);
   });
 
   it("exactly as many skills as the cap is not over it, whatever other folders hold", () => {
@@ -104,8 +198,8 @@ describe("walkSkillsRoot", () => {
 
   it("follows a symlinked folder whose real path stays inside an allowed root", () => {
     const tree = makeTree();
-    writeSkill(tree, ".store/kept");
-    symlinkSync(join(tree, ".store", "kept"), join(tree, "kept"));
+    writeSkill(tree, "node_modules/kept");
+    symlinkSync(join(tree, "node_modules", "kept"), join(tree, "kept"));
     const result = walk(tree);
     expect(result.candidates).toEqual([{ directory: join(tree, "kept") }]);
   });

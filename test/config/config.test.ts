@@ -58,6 +58,7 @@ describe("loadConfig", () => {
     expect(DEFAULT_CONFIG).toEqual({
       skills: { disabled: [], hidden: [], userFolders: [], projectFolders: [], packages: [] },
       index: { budget: DEFAULT_INDEX_BUDGET },
+      discovery: { maxSkillsPerRoot: 20_000, maxFoldersPerRoot: 50_000, maxDepth: 6 },
       policy: { rules: [], approvalTtlSeconds: 600 },
       runners: {
         local: { trusted: [] },
@@ -116,6 +117,7 @@ describe("parseConfig", () => {
         packages: ["team-skills", "@scope/more-skills"],
       },
       index: { budget: 4000 },
+      discovery: DEFAULT_CONFIG.discovery,
       policy: { rules: [], approvalTtlSeconds: 600 },
       runners: DEFAULT_CONFIG.runners,
       extensions: DEFAULT_CONFIG.extensions,

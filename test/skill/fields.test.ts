@@ -211,12 +211,12 @@ describe("field rules: one rule set, lenient warns where strict fails", () => {
 });
 
 describe("readSkillFields", () => {
-  it("without front matter takes the folder name and the body's first paragraph", () => {
+  it("without front matter, lenient takes the folder name and the body's first paragraph", () => {
     const result = readSkillFields(
       {},
       {
         folderName: "plain",
-        mode: "strict",
+        mode: "lenient",
         hasFrontMatter: false,
         body: "Say what changed.\n\nAnd nothing else.\n",
       },
@@ -228,6 +228,28 @@ describe("readSkillFields", () => {
       metadata: {},
       allowedTools: [],
     });
+  });
+
+  it("without front matter, strict refuses with missing_front_matter (the specification requires it)", () => {
+    const result = readSkillFields(
+      {},
+      {
+        folderName: "plain",
+        path: "/s/plain/SKILL.md",
+        mode: "strict",
+        hasFrontMatter: false,
+        body: "Say what changed.\n",
+      },
+    );
+    expect(result.fields).toBeUndefined();
+    expect(result.diagnostics).toEqual([
+      expect.objectContaining({
+        code: "missing_front_matter",
+        severity: "error",
+        path: "/s/plain/SKILL.md",
+        field: "front matter",
+      }),
+    ]);
   });
 
   it("without front matter and with an empty body there is no description", () => {

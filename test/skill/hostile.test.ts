@@ -26,6 +26,8 @@ interface HostileCase {
   readonly code: DiagnosticCode | "any";
   /** True when the skill still loads (the problem is reported, the bad part dropped). */
   readonly loads: boolean;
+  /** The code strict mode gives instead, when it differs (no front matter at all). */
+  readonly strictCode?: DiagnosticCode;
 }
 
 function fromFixture(name: string, code: DiagnosticCode | "any", loads = false): HostileCase {
@@ -117,18 +119,24 @@ const cases: HostileCase[] = [
   generated("a name of dots", "a", skillText('name: ".."\ndescription: d'), "invalid_name"),
   generated("a name with a colon and @", "a", skillText('name: "a:b@c"\ndescription: d'), "invalid_name"),
   generated("a name with a NUL escape", "a", skillText('name: "a\\0b"\ndescription: d'), "invalid_name"),
-  generated(
-    "a Cyrillic folder name and no front matter",
-    "pdf-tооls",
-    "Looks like pdf-tools.\n",
-    "invalid_name",
-  ),
-  generated(
-    "a folder name with a zero-width joiner",
-    "pdf\u200dtools",
-    "Looks like pdftools.\n",
-    "invalid_name",
-  ),
+  {
+    ...generated(
+      "a Cyrillic folder name and no front matter",
+      "pdf-tооls",
+      "Looks like pdf-tools.\n",
+      "invalid_name",
+    ),
+    strictCode: "missing_front_matter",
+  },
+  {
+    ...generated(
+      "a folder name with a zero-width joiner",
+      "pdf\u200dtools",
+      "Looks like pdftools.\n",
+      "invalid_name",
+    ),
+    strictCode: "missing_front_matter",
+  },
   {
     label: "SKILL.md is a symlink to /etc/passwd",
     folder: "passwd-link",
@@ -244,7 +252,10 @@ describe("hostile SKILL.md files", () => {
 
       const errors = loaded.diagnostics.filter((item) => item.severity === "error");
       if (row.code === "any") expect(errors.length).toBeGreaterThan(0);
-      else expect(errors.map((item) => item.code)).toEqual([row.code]);
+      else
+        expect(errors.map((item) => item.code)).toEqual([
+          mode === "strict" ? (row.strictCode ?? row.code) : row.code,
+        ]);
       for (const item of loaded.diagnostics) {
         expect(item.path, `${item.code} names the file`).toBe(join(directory, "SKILL.md"));
         expect(item.message.length).toBeGreaterThan(0);

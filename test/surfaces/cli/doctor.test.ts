@@ -9,6 +9,7 @@ interface DoctorJson {
   configFile: string;
   dataFolder: string;
   folders: { source: string; kind: string; folder: string; reason: string; exists: boolean; found: number }[];
+  notSearched: unknown[];
   counts: Record<string, number>;
   problems: {
     severity: string;
@@ -128,12 +129,14 @@ describe("skillgate doctor", () => {
       "configFile",
       "dataFolder",
       "folders",
+      "notSearched",
       "counts",
       "problems",
       "checks",
       "sandbox",
     ]);
     expect(report.ok).toBe(false);
+    expect(report.notSearched).toEqual([]);
     expect(report.configFile).toBe(join(sandbox.config, "config.yaml"));
     expect(report.dataFolder).toBe(sandbox.data);
     expect(report.counts).toEqual({ registered: 0, display_only: 0, disabled: 0, shadowed: 0, rejected: 1 });

@@ -62,6 +62,7 @@ describe("skillgate explain", () => {
       "description",
       "location",
       "reasons",
+      "properties",
       "hash",
       "grant",
       "governance",
@@ -81,6 +82,57 @@ describe("skillgate explain", () => {
       related: [{ name: "deploy", source: "user", decision: "shadowed" }],
       diagnostics: [],
     });
+  });
+
+  it("shows every field the specification defines, as read-properties does (JSON and text)", async () => {
+    const sandbox = cliSandbox();
+    writeSkill(sandbox.skills, "pdf-tools", {
+      frontMatter: {
+        name: "pdf-tools",
+        description: "Fill and merge PDF forms.",
+        license: "Apache-2.0",
+        compatibility: "Needs python3 and network access",
+        "allowed-tools": "Bash(python3:*) Read",
+        metadata: { author: "docs-team", version: "1.2", "skillgate.tier": "read" },
+      },
+    });
+    writeSkill(sandbox.skills, "bare", { frontMatter: { name: "bare", description: "Only the two." } });
+    const json = JSON.parse((await sandbox.run(["explain", "pdf-tools", "--json"])).out) as Record<
+      string,
+      unknown
+    >;
+    expect(json.properties).toEqual({
+      name: "pdf-tools",
+      description: "Fill and merge PDF forms.",
+      license: "Apache-2.0",
+      compatibility: "Needs python3 and network access",
+      "allowed-tools": "Bash(python3:*) Read",
+      metadata: { author: "docs-team", version: "1.2", "skillgate.tier": "read" },
+    });
+    // Absent optional fields are left out, as read-properties leaves them out.
+    const bare = JSON.parse((await sandbox.run(["explain", "bare", "--json"])).out) as Record<
+      string,
+      unknown
+    >;
+    expect(bare.properties).toEqual({ name: "bare", description: "Only the two." });
+    const lines = (await sandbox.run(["explain", "pdf-tools"])).out.split("\n");
+    expect(lines).toContain("license:     Apache-2.0");
+    expect(lines).toContain("compatibility: Needs python3 and network access");
+    expect(lines).toContain("metadata:");
+    expect(lines).toContain("  author: docs-team");
+    expect(lines).toContain("  version: 1.2");
+    expect(lines).toContain("  skillgate.tier: read");
+    expect(lines).toContain("allowed-tools: Bash(python3:*) Read");
+  });
+
+  it("a rejected skill has no properties (null in JSON)", async () => {
+    const sandbox = cliSandbox();
+    writeSkill(sandbox.skills, "no-desc", { frontMatter: { name: "no-desc" } });
+    const json = JSON.parse((await sandbox.run(["explain", "no-desc", "--json"])).out) as Record<
+      string,
+      unknown
+    >;
+    expect(json.properties).toBeNull();
   });
 
   it("shows the reasons of a rejected skill and its diagnostics with their fix", async () => {

@@ -157,4 +157,21 @@ describe("skillgate list", () => {
       "late-flags",
     ]);
   });
+
+  it("skills left out by the per-root cap are said on stderr, for the table and --json alike", async () => {
+    const sandbox = cliSandbox();
+    for (let index = 0; index < 4; index += 1) writeSkill(sandbox.skills, `skill-${index}`);
+    sandbox.writeConfig("discovery:\n  max_skills_per_root: 3\n");
+    const warning = `skillgate: warning: more than 3 skills below ${sandbox.skills}: 1 more were not loaded (see skillgate doctor)\n`;
+    const table = await sandbox.run(["list", "--all"]);
+    expect(table.code).toBe(0);
+    expect(table.err).toBe(warning);
+    const json = await sandbox.run(["list", "--json"]);
+    expect(json.err).toBe(warning);
+    expect(JSON.parse(json.out).skills).toHaveLength(3);
+    sandbox.writeConfig("discovery:\n  max_skills_per_root: 4\n");
+    const raised = await sandbox.run(["list", "--json"]);
+    expect(raised.err).toBe("");
+    expect(JSON.parse(raised.out).skills).toHaveLength(4);
+  });
 });

@@ -108,10 +108,18 @@ function modulesLoadedBy(
   return { code: result.status, modules, out: result.stdout, err: result.stderr };
 }
 
+/**
+ * Ajv's run-time helpers (`ajv/dist/runtime/`: deep equality, string length) are what the
+ * validators compiled ahead of time (src/skill/generated/) call; they are a few lines each and
+ * load no compiler, so they do not count as loading Ajv.
+ */
+const PRECOMPILED_RUNTIME = "/node_modules/ajv/dist/runtime/";
+
 /** The heavy packages among `modules`, by package name. */
 function heavyAmong(modules: readonly string[]): string[] {
   const found = new Set<string>();
   for (const module of modules) {
+    if (module.includes(PRECOMPILED_RUNTIME)) continue;
     for (const name of HEAVY) if (module.includes(`/node_modules/${name}/`)) found.add(name);
   }
   return [...found].sort();

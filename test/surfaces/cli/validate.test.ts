@@ -116,4 +116,43 @@ describe("skillgate validate", () => {
     expect(list.skills.map((skill) => skill.decision)).toEqual(["registered"]);
     expect((await sandbox.run(["validate", directory])).code).toBe(1);
   });
+
+  it("a SKILL.md without front matter: validate fails with missing_front_matter, listing loads it", async () => {
+    const sandbox = cliSandbox();
+    const directory = writeSkill(sandbox.skills, "plain-notes", {
+      frontMatter: null,
+      body: "Say what changed.\n\nAnd nothing else.\n",
+    });
+    const strict = await validate(directory);
+    expect(strict.code).toBe(1);
+    expect(strict.out).toBe(
+      "error missing_front_matter (front matter): SKILL.md has no front matter; the Agent Skills specification requires one with name and description\n" +
+        "    fix: start SKILL.md with a --- line, name: plain-notes, a description: line, and a closing --- line\n" +
+        "1 problem(s)\n",
+    );
+    const json = JSON.parse((await validate(directory, true)).out) as {
+      valid: boolean;
+      diagnostics: { code: string; severity: string; path: string }[];
+    };
+    expect(json.valid).toBe(false);
+    expect(json.diagnostics).toEqual([
+      expect.objectContaining({
+        code: "missing_front_matter",
+        severity: "error",
+        path: join(directory, "SKILL.md"),
+      }),
+    ]);
+    // Lenient loading keeps the fallback: the folder's name and the first paragraph.
+    const list = JSON.parse((await sandbox.run(["list", "--json"])).out) as {
+      skills: { name: string; decision: string; description: string; reasons: unknown[] }[];
+    };
+    expect(list.skills).toEqual([
+      expect.objectContaining({
+        name: "plain-notes",
+        decision: "registered",
+        description: "Say what changed.",
+        reasons: [],
+      }),
+    ]);
+  });
 });

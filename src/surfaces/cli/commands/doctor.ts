@@ -41,6 +41,11 @@ export function registerDoctor(program: Command, output: CliOutput): void {
             `  to add your own skills: mkdir -p ${missingUser.folder}/my-skill and write my-skill/SKILL.md`,
           ),
         );
+      if (report.notSearched.length > 0) {
+        lines.push("", paint(output, "bold", "Not searched or not loaded:"));
+        for (const entry of report.notSearched)
+          lines.push(`  ${entry.folder}: ${entry.message} (${entry.reason})`);
+      }
       lines.push("", paint(output, "bold", "Decisions:"));
       lines.push(
         `  ${Object.entries(report.counts)

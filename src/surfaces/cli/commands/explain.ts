@@ -23,6 +23,7 @@ export function registerExplain(program: Command, output: CliOutput): void {
       if (options.json) {
         printJson(output, {
           ...decisionJson(decision),
+          properties: explanation.properties ?? null,
           hash: explanation.hash ?? null,
           grant: explanation.hash ? grant(decision.name, explanation.hash) : null,
           governance: explanation.governance ?? null,
@@ -41,6 +42,14 @@ export function registerExplain(program: Command, output: CliOutput): void {
       lines.push(`source:      ${decision.source}`);
       lines.push(`location:    ${decision.location}`);
       if (explanation.description !== undefined) lines.push(`description: ${explanation.description}`);
+      const properties = explanation.properties;
+      if (properties?.license !== undefined) lines.push(`license:     ${properties.license}`);
+      if (properties?.compatibility !== undefined) lines.push(`compatibility: ${properties.compatibility}`);
+      if (properties?.metadata !== undefined) {
+        lines.push("metadata:");
+        for (const [key, value] of Object.entries(properties.metadata))
+          lines.push(`  ${key}: ${typeof value === "string" ? value : JSON.stringify(value)}`);
+      }
       lines.push(`hash:        ${explanation.hash ?? "-"}`);
       if (explanation.hash) lines.push(`grant:       ${grant(decision.name, explanation.hash)}`);
       const governance = explanation.governance;

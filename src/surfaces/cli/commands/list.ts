@@ -31,6 +31,10 @@ export function registerList(program: Command, output: CliOutput): void {
     .option("--json", "print JSON")
     .action(async (options: { all?: boolean; json?: boolean }, command: Command) => {
       const result = (await catalogFromFlags(command, output)).catalog.discover();
+      // A cap that left skills out is said on stderr, so neither output hides it (details: doctor).
+      for (const item of result.diagnostics)
+        if (item.code === "limit_exceeded" && item.severity === "error")
+          output.err(`skillgate: warning: ${item.message} (see skillgate doctor)\n`);
       const shown = result.decisions.filter(
         (decision) =>
           options.all || decision.decision === "registered" || decision.decision === "display_only",
