@@ -15,8 +15,8 @@ import { distFolder } from "./contestants.mjs";
 import { formatDiscoveryResults, missedTargets, runDiscoveryBenchmark } from "./discovery.mjs";
 import { formatMcpResults, mcpTargetsMet, runMcpBenchmark } from "./mcp.mjs";
 import { formatRunnersResults, runnersTargetsMet, runRunnersBenchmark } from "./runners.mjs";
-import { formatStartupResults, runStartupBenchmark, startupTargetsMet } from "./startup.mjs";
 import { formatScaleResults, runScaleBenchmark } from "./scale.mjs";
+import { formatStartupResults, runStartupBenchmark, startupTargetsMet } from "./startup.mjs";
 
 const { values } = parseArgs({
   options: {

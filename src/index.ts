@@ -31,6 +31,8 @@ export {
   SkillgateError,
 } from "./core/errors.js";
 export type { FolderOptions, Folders } from "./core/folders.js";
+export type { ListenErrorData } from "./core/listen-error.js";
+export { ListenError } from "./core/listen-error.js";
 export { InvalidExtensionError, UnknownEventError } from "./extensions/registry.js";
 export { ChatLogUnreadableError } from "./observe/chat-input.js";
 export type { AuditEvent, AuditEventType, AuditSink, CallStatus } from "./observe/events.js";
@@ -43,6 +45,7 @@ export {
   ApprovalNotFoundError,
   ApprovalQueueError,
   ApprovalQueueFullError,
+  ApprovalSettledError,
 } from "./policy/approval-queue-errors.js";
 export type { ApprovalAnswer, ApprovalRequest } from "./policy/approvals.js";
 export type { PolicyDecision } from "./policy/decide.js";
@@ -73,6 +76,7 @@ export {
   TooManyDomainsError,
   TooManyFilesError,
   TooManySkillsError,
+  UnknownHashError,
 } from "./store/errors.js";
 export type { ImportErrorCode, ImportErrorData } from "./store/import/import-errors.js";
 export { ImportRefusedError } from "./store/import/import-errors.js";

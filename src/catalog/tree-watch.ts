@@ -1,9 +1,13 @@
 import { type FSWatcher, lstatSync, readdirSync, statSync, watch } from "node:fs";
 import { dirname, join, sep } from "node:path";
 import { describeError } from "../core/errors.js";
+import { SKIPPED_FOLDER_NAMES } from "./walk.js";
 
-/** Folder names never watched: version control and dependencies (a package is watched as its own source). */
-const NOT_WATCHED = new Set([".git", ".hg", ".svn", "node_modules"]);
+/**
+ * Folder names never watched: the ones discovery skips (version control, dependencies: a
+ * package is watched as its own source), so the watch and the walk agree on what is searched.
+ */
+const NOT_WATCHED: ReadonlySet<string> = new Set(SKIPPED_FOLDER_NAMES);
 
 /** How many folders one process watches at most, unless told otherwise (each is one inotify watch). */
 export const DEFAULT_MAX_WATCHED_FOLDERS = 100_000;

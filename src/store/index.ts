@@ -5,8 +5,8 @@
 
 export { STORE_HTTP_STATUS } from "./errors.js";
 export { IMPORT_HTTP_STATUS } from "./import/import-errors.js";
-export type { ZipImportOptions } from "./importers.js";
-export { importGithub, importZip } from "./importers.js";
+export type { FolderImportOptions, ReplaceOption, ZipImportOptions } from "./importers.js";
+export { importFolder, importGithub, importZip, isLocalFolder } from "./importers.js";
 export { Store } from "./store.js";
 export type {
   ChangeResult,
