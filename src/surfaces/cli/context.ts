@@ -4,6 +4,7 @@ import type { CatalogSetup } from "../../app/catalog-setup.js";
 import type { Skillgate, SkillgateOptions } from "../../app/skillgate.js";
 import { resolveFolders } from "../../core/folders.js";
 import { stderrLogger, streamLogger } from "../../observe/logger.js";
+import { ApprovalQueue } from "../../policy/approval-queue.js";
 import type { Store } from "../../store/store.js";
 import type { CliOutput } from "./output.js";
 
@@ -51,4 +52,9 @@ export function skillgateFromFlags(command: Command, output: CliOutput): Promise
 export async function openStoreFromFlags(command: Command): Promise<Store> {
   const { Store } = await import("../../store/store.js");
   return Store.open({ dataFolder: resolveFolders(skillgateOptions(command)).data });
+}
+
+/** The approval queue (`<data>/approvals`) of the data folder the global flags name. */
+export function approvalQueueFromFlags(command: Command): ApprovalQueue {
+  return ApprovalQueue.open({ dataFolder: resolveFolders(skillgateOptions(command)).data });
 }

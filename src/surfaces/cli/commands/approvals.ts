@@ -1,9 +1,8 @@
 import type { Command } from "commander";
 import { systemClock } from "../../../core/clock.js";
-import { resolveFolders } from "../../../core/folders.js";
-import { ApprovalQueue, type ApprovalQueueResult, type OwnerAnswer } from "../../../policy/approval-queue.js";
+import type { ApprovalQueueResult, OwnerAnswer } from "../../../policy/approval-queue.js";
 import type { ApprovalAnswer, ApprovalRequest } from "../../../policy/approvals.js";
-import { skillgateOptions } from "../context.js";
+import { approvalQueueFromFlags } from "../context.js";
 import { type CliOutput, paint, printJson, table } from "../output.js";
 
 /**
@@ -17,7 +16,7 @@ export function registerApprovals(program: Command, output: CliOutput): void {
     .description("list approval requests waiting for the owner (calls a model made that need a yes)")
     .option("--json", "print JSON")
     .action((options: { json?: boolean }, command: Command) => {
-      const requests = openQueue(command).pending();
+      const requests = approvalQueueFromFlags(command).pending();
       if (options.json) return printJson(output, { approvals: requests });
       if (requests.length === 0) {
         output.out("No approval requests are waiting.\n");
@@ -56,12 +55,8 @@ export function registerApprovals(program: Command, output: CliOutput): void {
 
 const HEADER = ["ID", "AGE", "TOOL", "SKILL", "SUMMARY", "OPTIONS", "EXPIRES IN"] as const;
 
-function openQueue(command: Command): ApprovalQueue {
-  return ApprovalQueue.open({ dataFolder: resolveFolders(skillgateOptions(command)).data });
-}
-
 function answer(output: CliOutput, command: Command, id: string, given: OwnerAnswer, json: boolean): void {
-  const result = openQueue(command).answer(id, given);
+  const result = approvalQueueFromFlags(command).answer(id, given);
   if (json) printJson(output, result);
   else output.out(`${sentence(result)}\n`);
 }

@@ -1,11 +1,10 @@
 import type { Command } from "commander";
-import { resolveFolders } from "../../../core/folders.js";
-import { ApprovalQueue } from "../../../policy/approval-queue.js";
+import { escapeTerminalControls } from "../../../core/terminal-text.js";
 import type { ApprovalRequest } from "../../../policy/approvals.js";
 import { listDrafts } from "../../../store/drafts/index.js";
 import { diffPlan, getPlan, listPlans } from "../../../store/edits/index.js";
 import { applyEditPlanSettling, rejectEditPlanSettling } from "../../../tools/edit-plan-approvals.js";
-import { openStoreFromFlags, skillgateOptions } from "../context.js";
+import { approvalQueueFromFlags, openStoreFromFlags } from "../context.js";
 import { type CliOutput, paint, printJson, table } from "../output.js";
 
 /**
@@ -64,7 +63,9 @@ export function registerStoreReview(store: Command, output: CliOutput): void {
     .action(async (id: string, options: { json?: boolean }, command: Command) => {
       const opened = await openStoreFromFlags(command);
       if (options.json) return printJson(output, await getPlan(opened, id));
-      const diff = await diffPlan(opened, id);
+      // A plan's files may be an assistant's text: on a terminal their controls are shown escaped.
+      const planned = await diffPlan(opened, id);
+      const diff = process.stdout.isTTY === true ? escapeTerminalControls(planned) : planned;
       output.out(output.color ? colourDiff(output, diff) : diff.endsWith("\n") ? diff : `${diff}\n`);
     });
 
@@ -77,7 +78,7 @@ export function registerStoreReview(store: Command, output: CliOutput): void {
     .option("--json", "print JSON")
     .action(async (id: string, options: { json?: boolean }, command: Command) => {
       const store = await openStoreFromFlags(command);
-      const applied = await applyEditPlanSettling(store, approvalQueue(command), id);
+      const applied = await applyEditPlanSettling(store, approvalQueueFromFlags(command), id);
       if (options.json)
         return printJson(output, {
           plan: applied.plan.id,
@@ -96,16 +97,11 @@ export function registerStoreReview(store: Command, output: CliOutput): void {
     .option("--json", "print JSON")
     .action(async (id: string, options: { json?: boolean }, command: Command) => {
       const store = await openStoreFromFlags(command);
-      const { plan, settled } = await rejectEditPlanSettling(store, approvalQueue(command), id);
+      const { plan, settled } = await rejectEditPlanSettling(store, approvalQueueFromFlags(command), id);
       if (options.json)
         return printJson(output, { plan: plan.id, rejected: true, settledApprovals: ids(settled) });
       output.out(`${plan.skill}: plan ${id} rejected\n${settledLine(settled)}`);
     });
-}
-
-/** The approval queue of the data folder, whose requests for a plan the plan's answer settles. */
-function approvalQueue(command: Command): ApprovalQueue {
-  return ApprovalQueue.open({ dataFolder: resolveFolders(skillgateOptions(command)).data });
 }
 
 function ids(requests: readonly ApprovalRequest[]): string[] {
