@@ -1,11 +1,11 @@
 /**
- * A catalog's revision: a number that moves whenever what discovery would find may have
- * changed (seed 000's store Revision, for the whole catalog). A long-running process keeps
- * its last discovery result with the revision it was made at and looks again only when the
- * number moved, so a tool call compares two numbers instead of walking the tree. What moves
- * it: the store's own writes in this process (synchronously, before the write resolves),
- * file-system notifications under the searched folders, and the slow re-check that finds
- * what notifications missed (docs/mcp.md, "What a call may miss").
+ * A catalog's revision: a number that moves whenever what discovery would find may have changed (it
+ * works as the store's revision does, docs/store.md "Revision", for the whole catalog: docs/mcp.md,
+ * "The catalog, kept by revision"). A long-running process keeps its last discovery result with the
+ * revision it was made at and looks again only when the number moved, so a tool call compares two
+ * numbers instead of walking the tree. What moves it: the store's own writes in this process
+ * (synchronously, before the write resolves), file-system notifications under the searched folders,
+ * and the slow re-check that finds what notifications missed (docs/mcp.md, "What a call may miss").
  */
 export class CatalogRevision {
   #value = 0;

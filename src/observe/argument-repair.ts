@@ -10,10 +10,10 @@ export interface RepairedCall {
 }
 
 /**
- * Reports a repaired `run_skill_script` call (seed 000 "Script arguments"): one information
- * line, `Skill arguments for {skill}/{script} were coerced from a JSON string.` (or
- * `… had a top-level node moved inside.`) with `coerced` and `injectedNode` fields, and one
- * added to `skillgate.skill_arguments_coerced` per kind of repair. A call with no repair
+ * Reports a repaired `run_skill_script` call (docs/tools.md, "Script arguments"; docs/audit.md,
+ * "Metrics"): one information line, `Skill arguments for {skill}/{script} were coerced from a JSON
+ * string.` (or `… had a top-level node moved inside.`) with `coerced` and `injectedNode` fields,
+ * and one added to `skillgate.skill_arguments_coerced` per kind of repair. A call with no repair
  * reports nothing. The arguments' content is never passed here, so it cannot be logged.
  */
 export function reportArgumentRepairs(call: RepairedCall, logger: Logger): void {

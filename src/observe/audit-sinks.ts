@@ -42,9 +42,9 @@ export interface OutcomeRecorder {
 }
 
 /**
- * A sink that counts each finished call's outcome into `recorder` (seed 000 "Chat issues"):
- * only `tool-call-finished` events are counted, so an approval answered "decline" and the
- * call that then finishes `declined` count once.
+ * A sink that counts each finished call's outcome into `recorder` (docs/audit.md, "The chat
+ * database", issue counts): only `tool-call-finished` events are counted, so an approval answered
+ * "decline" and the call that then finishes `declined` count once.
  */
 export function chatIssuesSink(recorder: OutcomeRecorder): AuditSink {
   return {

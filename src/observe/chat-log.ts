@@ -28,7 +28,7 @@ export const DEFAULT_CHAT_LIST_LIMIT = 50;
 /** The most chats one {@link ChatLog.listChats} returns. */
 export const MAX_CHAT_LIST_LIMIT = 1_000;
 
-/** The calls that went wrong in a chat (seed 000 "Chat issues"). */
+/** The calls that went wrong in a chat (docs/audit.md, "The chat database", issue counts). */
 export interface ChatCounts {
   readonly declined: number;
   readonly expired: number;

@@ -9,7 +9,7 @@ import { type Counter, type Meter, type MeterProvider, metrics } from "@opentele
 
 /** The meter's name. */
 export const METER_NAME = "skillgate";
-/** The counter of repaired `run_skill_script` arguments (seed 000 "Script arguments"). */
+/** The counter of repaired `run_skill_script` arguments (docs/audit.md, "Metrics"). */
 export const ARGUMENTS_COERCED_COUNTER = "skillgate.skill_arguments_coerced";
 
 /** The kinds of argument repair: JSON text parsed into an object, or a top-level `node` moved inside. */

@@ -15,8 +15,9 @@ import type { RunResult } from "./contract.js";
 import { refusal } from "./refusal.js";
 
 /**
- * The flags every `dotnet run` of a `.cs` file-based app gets (seed 000): .NET 10 defaults
- * to PublishAot, whose restore fetches the AOT compiler, and NuGet auditing needs the network.
+ * The flags every `dotnet run` of a `.cs` file-based app gets (docs/running-scripts.md,
+ * "Languages"): .NET 10 defaults to PublishAot, whose restore fetches the AOT compiler, and NuGet
+ * auditing needs the network.
  */
 export const DOTNET_RUN_FLAGS = ["-p:PublishAot=false", "-p:NuGetAudit=false"] as const;
 

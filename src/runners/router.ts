@@ -14,8 +14,8 @@ export interface RunnerRouterOptions {
 }
 
 /**
- * Hands each script to the runner of its skill's execution mode (seed 000, "Routing a
- * script to a runner"). Whatever the mode, the order is the same: the mode's runner admits
+ * Hands each script to the runner of its skill's execution mode (docs/running-scripts.md,
+ * "The router"). Whatever the mode, the order is the same: the mode's runner admits
  * the call (trust, language), then the skill's live folder is hashed and compared with the
  * hash the call was approved against, the verified bytes are snapshotted (or the snapshot
  * of that hash reused), and the runner is given the snapshot as the skill's folder. A

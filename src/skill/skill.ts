@@ -12,7 +12,7 @@ import { DEFAULT_GOVERNANCE, type Governance } from "./governance.js";
  */
 export type SkillBodySource = string | ((this: Skill) => string);
 
-/** What a Skill is made from. Only `name` and `source` are required (seed: `Skill(name, source)`). */
+/** What a Skill is made from. Only `name` and `source` are required (docs/skills.md, "A skill"). */
 export interface SkillInit {
   readonly name: string;
   /** Which source found it: `builtin`, `package`, `learned`, `config`, `user`, `project`, `caller`, or an extension's name. */

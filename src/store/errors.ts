@@ -141,7 +141,7 @@ export class TooManyDomainsError extends StoreError<{ count: number; limit: numb
  */
 export type SeenHash = "recorded" | "earlier";
 
-/** The skill's current content hash is not the one the caller saw (seed 000: 409 skill_changed). */
+/** The skill's current content hash is not the one the caller saw: 409 (docs/store.md, "Limits"). */
 export class SkillChangedError extends StoreError<{
   name: string;
   expected: string;
@@ -274,7 +274,7 @@ export interface ScriptCheckProblem {
   readonly message: string;
 }
 
-/** A script of the new version does not parse (seed 000 SkillChecker): the save is refused. */
+/** A script of the new version does not parse: the save is refused (docs/store.md, "The script check"). */
 export class ScriptCheckFailedError extends StoreError<{ name: string; problems: ScriptCheckProblem[] }> {
   constructor(name: string, problems: ScriptCheckProblem[]) {
     const first = problems[0];
@@ -316,8 +316,8 @@ const LOCK_REASONS: Readonly<Record<DraftLockReason, string>> = {
 };
 
 /**
- * The assistant may rewrite only its own untouched draft (seed 000 "Drafts"): this skill is
- * not one, or is locked for good.
+ * The assistant may rewrite only its own untouched draft (docs/drafts-and-edits.md, "The lock
+ * on reviewed skills"): this skill is not one, or is locked for good.
  */
 export class DraftLockedError extends StoreError<{ name: string; reason: DraftLockReason }> {
   constructor(name: string, reason: DraftLockReason) {

@@ -5,8 +5,8 @@ import { isValidSkillName } from "../skill/fields.js";
 import { StoreCorruptError } from "./errors.js";
 
 /**
- * `index.json`: what the store knows about each skill beyond its files (seed 000: enabled
- * state, source, updated time, hash), plus the store's revision. It is always replaced
+ * `index.json`: what the store knows about each skill beyond its files (docs/store.md, "Layout":
+ * enabled state, source, updated time, hash), plus the store's revision. It is always replaced
  * whole and atomically, so a reader never sees half of it.
  */
 
@@ -36,8 +36,9 @@ export interface IndexEntry {
   /** Where an imported skill came from (a file name or an address), when known. */
   readonly origin?: string;
   /**
-   * Set, for good, on an assistant's draft once the owner enabled it or wrote to it: the
-   * assistant may never rewrite it again (seed 000 "Drafts"). Absent otherwise.
+   * Set, for good, on an assistant's draft once the owner enabled it or wrote to it: the assistant
+   * may never rewrite it again (docs/drafts-and-edits.md, "The lock on reviewed skills"). Absent
+   * otherwise.
    */
   readonly locked?: true;
   /**

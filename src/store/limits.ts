@@ -1,9 +1,9 @@
 import { MAX_ALLOWED_DOMAINS } from "../core/limits.js";
 
 /**
- * The managed store's limits (seed 000 "Folder layout and limits"), exactly. Each is a
- * contract: docs/store.md lists them with the error code and HTTP status a refusal carries.
- * Built-in skills are not counted against {@link MAX_SKILLS}.
+ * The managed store's limits (docs/store.md, "Limits"), exactly. Each is a contract: docs/store.md
+ * lists them with the error code and HTTP status a refusal carries. Built-in skills are not counted
+ * against {@link MAX_SKILLS}.
  */
 
 /** Skills the store holds (built-ins not counted). Over it: `too_many_skills`. */
@@ -20,7 +20,9 @@ export const MAX_EDITABLE_BYTES = 256 * 1024;
 export const MAX_ZIP_BYTES = 5 * 1024 * 1024;
 /** Hosts a skill may list in `skillgate.allowed-domains`. Over it: `too_many_domains`. */
 export const MAX_DOMAINS = MAX_ALLOWED_DOMAINS;
-/** Files an assistant draft may hold (seed 000 "Drafts"). */
+/**
+ * Files an assistant draft may hold, `SKILL.md` included (docs/drafts-and-edits.md, "Limits and refusals").
+ */
 export const MAX_DRAFT_FILES = 40;
 /** Longest relative path inside a skill, in UTF-8 bytes. */
 export const MAX_PATH_BYTES = 1024;

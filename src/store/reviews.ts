@@ -8,11 +8,11 @@ import { StoreArgumentError, StoreCorruptError } from "./errors.js";
 import { DEFAULT_LOCK_STALE_MS, DEFAULT_LOCK_WAIT_MS, type LockTiming, withStoreLock } from "./lock.js";
 
 /**
- * The reviews file (seed 000 "Chat issues"): `<data>/skills/skill-reviews.json` records, per
- * owner, the chats an assistant has already reviewed for skill ideas, so the next review
- * skips them unless the owner picks them. At most {@link MAX_REVIEWED_CHATS} per owner; the
- * oldest are dropped. The file is replaced whole and atomically, under the store's lock, so
- * a CLI and a server can mark chats at once without losing either's marks.
+ * The reviews file (docs/drafts-and-edits.md, "Reviewed chats"): `<data>/skills/skill-reviews.json`
+ * records, per owner, the chats an assistant has already reviewed for skill ideas, so the next
+ * review skips them unless the owner picks them. At most {@link MAX_REVIEWED_CHATS} per owner; the
+ * oldest are dropped. The file is replaced whole and atomically, under the store's lock, so a CLI
+ * and a server can mark chats at once without losing either's marks.
  *
  * ```json
  * { "version": 1, "owners": { "alice": [{ "chat": "c-17", "reviewed": "2026-01-02T03:04:05.000Z" }] } }
@@ -22,7 +22,9 @@ import { DEFAULT_LOCK_STALE_MS, DEFAULT_LOCK_WAIT_MS, type LockTiming, withStore
 
 /** The file's name inside `<data>/skills/`. */
 export const REVIEWS_FILE = "skill-reviews.json";
-/** Reviewed chats kept per owner (seed 000); marking more drops the oldest. */
+/**
+ * Reviewed chats kept per owner; marking more drops the oldest (docs/drafts-and-edits.md, "Reviewed chats").
+ */
 export const MAX_REVIEWED_CHATS = 2_000;
 /** Longest owner or chat id, in characters. */
 export const MAX_REVIEW_ID_LENGTH = 200;

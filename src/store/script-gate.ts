@@ -9,10 +9,10 @@ import { resolveInside } from "./paths.js";
 import { createStaging, discardStaging } from "./staging.js";
 
 /**
- * The script check before save (seed 000 SkillChecker), as the store's writes use it: every
- * new version's scripts are syntax-checked before it is published. A script that does not
- * parse refuses the write with `script_check_failed` (nothing is published); a script that
- * could not be checked (no checker installed, a timeout) is a warning the write returns.
+ * The script check before save (docs/store.md, "The script check"), as the store's writes use it:
+ * every new version's scripts are syntax-checked before it is published. A script that does not
+ * parse refuses the write with `script_check_failed` (nothing is published); a script that could
+ * not be checked (no checker installed, a timeout) is a warning the write returns.
  */
 
 /** Whether and how the store checks scripts. */

@@ -32,9 +32,9 @@ export interface StoreOptions {
    */
   readonly onChangeStep?: ChangeStepObserver;
   /**
-   * Syntax-check the scripts of every new version before it is published (seed 000
-   * SkillChecker): a script that does not parse refuses the write with
-   * `script_check_failed`. Default true; turn it off only in tests that need speed.
+   * Syntax-check the scripts of every new version before it is published (docs/store.md, "The
+   * script check"): a script that does not parse refuses the write with `script_check_failed`.
+   * Default true; turn it off only in tests that need speed.
    */
   readonly checkScripts?: boolean;
   /** Options for the script check (timeouts, where checkers are looked up). */

@@ -57,9 +57,10 @@ export type {
 } from "./store-types.js";
 
 /**
- * The managed skill store (seed 000): `<data>/skills/index.json` plus one folder per skill
+ * The managed skill store (docs/store.md): `<data>/skills/index.json` plus one folder per skill
  * in the Agent Skills layout, and the package's built-in skills, always present and
- * read-only. Writes are atomic and serialised across processes; see docs/store.md.
+ * read-only. Writes are atomic and serialised across processes (docs/store.md, "Atomicity"
+ * and "Locking").
  */
 export class Store {
   /** `<data>/skills`, absolute. */

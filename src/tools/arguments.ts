@@ -34,7 +34,7 @@ export const ARGUMENT_MESSAGES = {
 } as const;
 
 /**
- * Reads a `run_skill_script` call's arguments once, before any runner (seed 000, "Script
+ * Reads a `run_skill_script` call's arguments once, before any runner (docs/tools.md, "Script
  * arguments"): an object passes; text holding an object is parsed (at most 32 KiB) and
  * used; a top-level `node` moves inside; `null` or nothing is `{}`; everything else is a
  * `HOST:` refusal. Keys that could pollute prototypes (`__proto__`, `constructor`,

@@ -31,7 +31,10 @@ export function declinedText(): string {
   return "HOST: the person declined this call; it did not run. Do not retry it unless they ask.";
 }
 
-/** What the model is told when a rule denied the call; a withdrawn skill gets the seed's own line. */
+/**
+ * What the model is told when a rule denied the call; a withdrawn skill gets the exact line
+ * docs/tools.md documents ("Scope per turn and mid-turn changes").
+ */
 export function denialText(decision: PolicyDecision, subject: CallSubject): string {
   if (decision.rule === "disabled-skills-never-run" && subject.skillRunnable === false)
     return SKILL_TEXTS.withdrawn;
@@ -81,7 +84,10 @@ function names(list: readonly string[]): string {
 
 /** The skill tools' refusals: `load_skill`, `read_skill_resource`, `read_skill`. */
 export const SKILL_TEXTS = {
-  /** The seed's own line for a skill offered when the turn began and gone now. */
+  /**
+   * For a skill offered when the turn began and gone now; exact, as docs/tools.md gives it ("Scope
+   * per turn and mid-turn changes").
+   */
   withdrawn: "HOST: that skill is no longer enabled.",
   unknown: (name: string, offered: readonly string[]) =>
     `HOST: there is no skill named ${JSON.stringify(name)}. Skills you can use: ${names(offered)}.`,

@@ -150,7 +150,8 @@ function readSkillTool(environment: SkillToolsEnvironment): ToolDefinition<{ nam
     prepare: (raw) => readInput(inputSchema, raw, "read", "read a skill's instructions"),
     execute: async ({ name }) => {
       const skills = environment.view.offered();
-      // Exact, then unique prefix, then unique substring; ambiguity finds nothing (seed 003's find).
+      // Exact, then unique prefix, then unique substring; ambiguity finds nothing (as `findSkill`
+      // does: docs/skills.md, "The index a model sees"; docs/tools.md, the `read_skill` row).
       const skill = find(skills, name);
       if (skill === undefined) {
         return SKILL_TEXTS.noSingleMatch(

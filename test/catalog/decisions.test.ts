@@ -231,7 +231,7 @@ describe("decisions: shadowing follows precedence", () => {
     ]);
   });
 
-  it("duplicates resolve the same way on every run (deterministic priority, seed 004)", () => {
+  it("duplicates resolve the same way on every run (deterministic precedence, docs/skills.md: Decisions)", () => {
     const { tree, folders, skills } = project();
     writeSkill(join(folders.home, ".agents", "skills"), "dup");
     writeSkill(skills, "dup");
@@ -264,7 +264,7 @@ describe("decisions: shadowing follows precedence", () => {
   });
 });
 
-describe("decisions: seed 004 verification matrix (discovery rows)", () => {
+describe("decisions: links and roots (docs/skills.md: The walk)", () => {
   it("a symlinked folder whose real path stays inside an allowed root is followed and registered", () => {
     const { tree, folders, skills } = project();
     const user = join(folders.home, ".agents", "skills");

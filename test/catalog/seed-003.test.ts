@@ -9,8 +9,8 @@ import { Skill } from "../../src/skill/skill.js";
 import { isolatedFolders, makeTree, writeSkill } from "../helpers/skill-tree.js";
 
 /**
- * Seed 003, "Where skills come from" and "The index", translated: the same trees, the
- * same calls and the same assertions, with skillgate's names.
+ * What docs/skills.md says of a skills folder ("A skill", "Where skills come from"), of the
+ * index ("The index a model sees") and of `findSkill`, checked on one small project tree.
  */
 
 const NOTEBOOK_TESTS = `---
@@ -21,7 +21,7 @@ description: Write executable test cells in the notebook that owns the code.
 Put the readable case in the notebook and the bulk assertions in \`tests/\`.
 `;
 
-/** The seed's tree: a project root with `.agents/skills/notebook-tests` and `.agents/skills/plain`. */
+/** The tree these tests share: a project root with `.agents/skills/notebook-tests` and `.agents/skills/plain`. */
 function seedTree(): { tmp: string; folders: ReturnType<typeof isolatedFolders> } {
   const tmp = makeTree();
   const skills = join(tmp, ".agents", "skills");
@@ -30,7 +30,7 @@ function seedTree(): { tmp: string; folders: ReturnType<typeof isolatedFolders> 
   return { tmp, folders: isolatedFolders(tmp) };
 }
 
-describe("seed 003: a skills folder", () => {
+describe("docs/skills.md: a skills folder", () => {
   it("reads front matter, and without it the folder name and first paragraph", () => {
     const { tmp, folders } = seedTree();
     const result = new SkillDiscovery().discover({ folders, roots: [tmp], builtins: false });
@@ -45,7 +45,7 @@ describe("seed 003: a skills folder", () => {
   });
 });
 
-describe("seed 003: discover", () => {
+describe("docs/skills.md: discover", () => {
   it("collects every source, sorted by name, built-ins included", () => {
     const { tmp, folders } = seedTree();
     const skills = new SkillDiscovery().discover({ folders, roots: [tmp] }).skills;
@@ -97,7 +97,7 @@ describe("seed 003: discover", () => {
   });
 });
 
-describe("seed 003: the index", () => {
+describe("docs/skills.md: the index", () => {
   const notebook = (): Skill[] => {
     const { tmp, folders } = seedTree();
     return new SkillDiscovery()
@@ -132,7 +132,7 @@ describe("seed 003: the index", () => {
   });
 });
 
-describe("seed 003: find", () => {
+describe("docs/skills.md: find", () => {
   const skills = [
     new Skill({ name: "notebook-tests", source: "md", description: "d" }),
     new Skill({ name: "plain", source: "md", description: "d" }),

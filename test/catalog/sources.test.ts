@@ -17,7 +17,7 @@ const packageSource = (name: string): SkillFolderSource => ({
   reason: `published by npm package ${name}`,
 });
 
-describe("skillFolderSources (seed 003: skill_dirs, in increasing precedence)", () => {
+describe("skillFolderSources (in increasing precedence, docs/skills.md: Where skills come from)", () => {
   it("learned, config, the user's ~/.agents/skills, then .skillgate/skills and .agents/skills per root", () => {
     const sources = skillFolderSources({
       folders,
@@ -41,7 +41,7 @@ describe("skillFolderSources (seed 003: skill_dirs, in increasing precedence)", 
     ]);
   });
 
-  it("the first folder is learned and the last the project's .agents/skills (seed assertions)", () => {
+  it("the first folder is learned and the last the project's .agents/skills", () => {
     const sources = skillFolderSources({
       folders,
       config: DEFAULT_CONFIG,

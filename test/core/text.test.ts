@@ -34,7 +34,7 @@ describe("sliceAtCodePoint", () => {
 });
 
 describe("clipAtWord", () => {
-  it("clips the seed's 'word ' × 60 to exactly 250 ending with …", () => {
+  it("clips 'word ' × 60 to exactly 250 ending with …", () => {
     expect(SKILL_DESC_MAX).toBe(250);
     const clipped = clipAtWord("word ".repeat(60), 250);
     expect(clipped.length).toBe(250);

@@ -7,7 +7,8 @@ import { Registry } from "../../src/extensions/registry.js";
 import type { ExtensionTool } from "../../src/extensions/types.js";
 import { makeTree } from "../helpers/skill-tree.js";
 
-// Seed 003 "Extensions", translated from Python files to JavaScript files.
+// Extensions as docs/extensions.md describes them ("Writing an extension", "Events"), as files in
+// a config folder.
 
 const WORD_COUNT = `
 import { readFileSync } from "node:fs";
@@ -32,7 +33,7 @@ const DENY_RM_HOOK = [
   { event: "nonsense", command: "true" },
 ];
 
-/** A config folder holding the seed's three extension files. */
+/** A config folder holding three extension files: one that registers, a helper, and one that throws. */
 function seedConfig(): { config: string; extensions: string } {
   const config = makeTree();
   const extensions = join(config, "extensions");
@@ -50,7 +51,7 @@ function liveTool(): ExtensionTool {
 }
 
 describe("EVENTS", () => {
-  it("is exactly the seed's list, without duplicates", () => {
+  it("is exactly the list docs/extensions.md gives, without duplicates", () => {
     expect(EVENTS).toEqual([
       "session_start",
       "before_turn",

@@ -15,13 +15,14 @@ async function loadEntries(entries: unknown, options: { timeoutMs?: number } = {
   return { tree, file, registry, note };
 }
 
-// The seed's example: a guard on run_* tools in python3, and an entry for an unknown event.
+// A guard on run_* tools in python3 (docs/hooks.md, "The native shape"), and an entry for an
+// unknown event, which is skipped (docs/hooks.md, "The file's note").
 const DENY_RM =
   "python3 -c 'import sys, json; d = json.load(sys.stdin); " +
   'print(json.dumps({"deny": "no rm"}) if "rm" in d["args"]["command"] else "logged")\'';
 
 describe("loadShellHooks: the native hooks.json shape", () => {
-  it("runs the seed's example: deny, plain output ignored, a glob that does not match never runs", async () => {
+  it("runs a run_* guard: deny, plain output ignored, a glob that does not match never runs", async () => {
     const tree = makeTree("skillgate-hooks-");
     const marker = join(tree, "ran");
     const { registry, note } = await loadEntries([

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { DESCRIBE_MAX } from "../../src/core/limits.js";
 import { describeSkillBody } from "../../src/skill/describe.js";
 
-describe("describeSkillBody (seed: a one-line description from a body)", () => {
+describe("describeSkillBody (a one-line description from a body)", () => {
   it("takes the first paragraph", () => {
     expect(
       describeSkillBody(`Search the web and read results into durable memory.

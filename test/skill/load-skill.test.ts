@@ -5,7 +5,7 @@ import { hasErrors } from "../../src/core/diagnostics.js";
 import { loadSkillFolder } from "../../src/skill/load-skill.js";
 import { skillFolder, skillText } from "./skill-folders.js";
 
-describe("loadSkillFolder (seed: a skills folder)", () => {
+describe("loadSkillFolder (docs/skills.md, A skill)", () => {
   it("reads name and description from front matter and the body lazily", () => {
     const directory = skillFolder(
       "notebook-tests",

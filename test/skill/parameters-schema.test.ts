@@ -118,7 +118,7 @@ describe("parameters_schema", () => {
   });
 });
 
-describe("effectiveSchema (seed: script arguments)", () => {
+describe("effectiveSchema (docs/skills.md, Governance keys: the mode's default)", () => {
   const none: ParametersSchema = { kind: "none" };
   const declared: ParametersSchema = {
     kind: "shared",

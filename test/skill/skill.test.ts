@@ -3,7 +3,7 @@ import { MAX_SKILL_CHARS } from "../../src/core/limits.js";
 import { DEFAULT_GOVERNANCE } from "../../src/skill/governance.js";
 import { Skill } from "../../src/skill/skill.js";
 
-/** The seed's `FileNotFoundError('SKILL.md')`, so the message can be compared whole. */
+/** An error named like Python's `FileNotFoundError('SKILL.md')`, so the message can be compared whole. */
 class FileNotFoundError extends Error {
   override name = "FileNotFoundError";
 }
@@ -12,7 +12,7 @@ function hasLoneSurrogate(text: string): boolean {
   return /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
 }
 
-describe("Skill (seed: a skill)", () => {
+describe("Skill (docs/skills.md, A skill)", () => {
   const notebook = new Skill({
     name: "nbdev",
     source: "md",
@@ -81,7 +81,7 @@ describe("Skill (seed: a skill)", () => {
     expect(kept.length + Number(match?.[2])).toBe(body.length);
   });
 
-  it("toJSON() carries where (the seed's dict())", () => {
+  it("toJSON() carries where", () => {
     expect(notebook.toJSON().where).toBe("nbs/SKILL.md");
     expect(JSON.parse(JSON.stringify(notebook))).toEqual({
       name: "nbdev",

@@ -15,8 +15,8 @@ import {
 import type { Store } from "../../src/store/store.js";
 import { BUILTIN, openTestStore, refusal, skillMd, snapshot } from "./store-helpers.js";
 
-describe("limits (seed 000, exactly)", () => {
-  it("are the seed's numbers", () => {
+describe("limits (docs/store.md, exactly)", () => {
+  it("are the documented numbers", () => {
     expect([
       MAX_SKILLS,
       MAX_FILES,

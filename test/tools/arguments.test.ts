@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ARGUMENT_MESSAGES, MAX_ARGUMENT_TEXT_BYTES, normaliseArguments } from "../../src/tools/arguments.js";
 
-describe("run_skill_script arguments (seed 000, Script arguments)", () => {
+describe("run_skill_script arguments (docs/tools.md, Script arguments)", () => {
   const rows: Array<[string, unknown, unknown, "node" | "sandbox" | "queue", unknown]> = [
     [
       "an object with node runs unchanged",

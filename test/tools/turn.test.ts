@@ -388,7 +388,7 @@ describe("approval requests expire", () => {
   });
 });
 
-describe("read_skill finds as seed 003's find does", () => {
+describe("read_skill finds as findSkill does (docs/skills.md)", () => {
   it("exact, unique prefix, unique substring; an ambiguous prefix finds nothing and lists the skills", async () => {
     const tree = makeTree();
     const folders = isolatedFolders(tree);

@@ -2,9 +2,9 @@ import type { RunLimits } from "../contract.js";
 import type { EnforcedLimits, LimitMechanism, RunCgroupReport } from "../enforced-limits.js";
 
 /**
- * What one sandboxed run may use besides time and output. The defaults follow seed 000's
- * container flags (`--pids-limit 256 --memory 1g --cpus 2`), plus caps on files and `/tmp`
- * that a read-only container gets from its tmpfs.
+ * What one sandboxed run may use besides time and output (docs/running-scripts.md, "Limits").
+ * The defaults are what a container run with `--pids-limit 256 --memory 1g --cpus 2` gets, plus
+ * caps on files and `/tmp` that a read-only container gets from its tmpfs.
  */
 export interface SandboxResources {
   /** Processes (and threads) of the sandbox user in this sandbox, the sandbox's own init included. */

@@ -13,7 +13,7 @@ export type SandboxRefusalCode =
   | "cgroup_unavailable"
   | "sandbox_failed";
 
-/** The script kinds the sandbox runs, by extension (seed 000's SandboxCanRun, plus shell scripts). */
+/** The script kinds the sandbox runs, by extension (docs/running-scripts.md, "Languages"). */
 export const SANDBOXABLE_EXTENSIONS = [".py", ".js", ".mjs", ".sh"] as const;
 
 /** How the host's owner gets the sandbox's programs, in every message that lacks one. */

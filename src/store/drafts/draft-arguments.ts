@@ -7,7 +7,7 @@ import {
 } from "../edits/strict-arguments.js";
 import { MAX_SKILL_BYTES } from "../limits.js";
 
-/** What `draftSkill` takes (seed 000 `draft_skill`). */
+/** What `draftSkill` takes: the `draft_skill` tool's fields (docs/drafts-and-edits.md, "Drafts"). */
 export interface DraftInput {
   readonly name: string;
   readonly description: string;

@@ -1,9 +1,9 @@
 import { StoreError } from "../errors.js";
 
 /**
- * What a draft carries in its SKILL.md `metadata` (seed 000 "Drafts"), and its limits.
- * These keys describe who wrote a skill and why; they are read by listings and by the
- * draft lock, never by the policy or a runner.
+ * What a draft carries in its SKILL.md `metadata`, and its limits (docs/drafts-and-edits.md,
+ * "Drafts" and "Limits and refusals"). These keys describe who wrote a skill and why; they are read
+ * by listings and by the draft lock, never by the policy or a runner.
  */
 
 /** The metadata keys of drafts. */

@@ -48,14 +48,14 @@ export interface DraftResult extends ChangeResult {
 }
 
 /**
- * Saves an assistant's draft (seed 000 "Drafts"): always disabled, with source `assistant`,
- * and SKILL.md metadata `skillgate.author: assistant`, `skillgate.source-chats`,
+ * Saves an assistant's draft (docs/drafts-and-edits.md, "Drafts"): always disabled, with source
+ * `assistant`, and SKILL.md metadata `skillgate.author: assistant`, `skillgate.source-chats`,
  * `skillgate.rationale` and `skillgate.review-warnings` (the review lint, joined). At most
- * {@link MAX_DRAFT_FILES} files (SKILL.md included), {@link MAX_SOURCE_CHATS} source chats
- * and {@link MAX_RATIONALE_LENGTH} characters of rationale; a bad `parametersSchema`
- * refuses the draft (`skill_invalid`). The store checks it like any skill, scripts
- * included. Without `update`, a taken name is `skill_exists`; with it, only the assistant's
- * own untouched draft may be rewritten (`draft_locked` otherwise, `not_found` if none).
+ * {@link MAX_DRAFT_FILES} files (SKILL.md included), {@link MAX_SOURCE_CHATS} source chats and
+ * {@link MAX_RATIONALE_LENGTH} characters of rationale; a bad `parametersSchema` refuses the draft
+ * (`skill_invalid`). The store checks it like any skill, scripts included. Without `update`, a
+ * taken name is `skill_exists`; with it, only the assistant's own untouched draft may be rewritten
+ * (`draft_locked` otherwise, `not_found` if none).
  */
 export async function draftSkill(store: Store, input: DraftInput): Promise<DraftResult> {
   const name = checkSkillName(input.name);

@@ -5,11 +5,11 @@ import type { Store } from "../store.js";
 import { type DraftMetadata, readDraftMetadata, readSkillFileSummary } from "./draft-metadata.js";
 
 /**
- * Whether the assistant may still rewrite a skill (seed 000 "Drafts"), for the policy rule
- * `drafts-never-touch-reviewed-skills` and for listings. A draft is the assistant's while
- * it is untouched: stored with source `assistant`, never enabled, never written by the
- * owner, not edited by hand, and without `skillgate.last-edit`. Anything else with the name
- * is locked for the assistant. The store enforces the same rule under its lock when the
+ * Whether the assistant may still rewrite a skill (docs/drafts-and-edits.md, "The lock on reviewed
+ * skills"), for the policy rule `drafts-never-touch-reviewed-skills` and for listings. A draft is
+ * the assistant's while it is untouched: stored with source `assistant`, never enabled, never
+ * written by the owner, not edited by hand, and without `skillgate.last-edit`. Anything else with
+ * the name is locked for the assistant. The store enforces the same rule under its lock when the
  * draft is written, so this answer is advice for the policy, never the only guard.
  */
 

@@ -1,7 +1,7 @@
 /**
- * Drafts (seed 000 "Drafts"): the assistant writes skills that are saved disabled, carry who
- * wrote them and why, and stay the assistant's only until the owner enables or edits them.
- * See docs/drafts-and-edits.md.
+ * Drafts (docs/drafts-and-edits.md, "Drafts"): the assistant writes skills that are saved
+ * disabled, carry who wrote them and why, and stay the assistant's only until the owner
+ * enables or edits them.
  */
 
 export { DRAFT_ARGUMENT_SPEC, type DraftInput, readDraftArguments } from "./draft-arguments.js";

@@ -6,10 +6,10 @@ import { ASSISTANT_AUTHOR, DRAFT_KEYS } from "./draft-keys.js";
 import { readDraftMetadata } from "./draft-metadata.js";
 
 /**
- * Owner edits of a drafted skill (seed 000 "Drafts"): an owner's edit sets
- * `skillgate.last-edit` in its SKILL.md, so anyone reading the skill sees the owner took it
- * over. The store locks the draft for the assistant on any owner write anyway (index.json
- * `locked`); the key is the visible record of it.
+ * Owner edits of a drafted skill (docs/drafts-and-edits.md, "The lock on reviewed skills"): an
+ * owner's edit sets `skillgate.last-edit` in its SKILL.md, so anyone reading the skill sees the
+ * owner took it over. The store locks the draft for the assistant on any owner write anyway
+ * (index.json `locked`); the key is the visible record of it.
  */
 
 /** SKILL.md text with `skillgate.last-edit` set to `now`; everything else is kept as it was. */

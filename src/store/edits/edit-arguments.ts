@@ -19,8 +19,8 @@ import { checkPathSet, checkRelativePath, checkSkillName } from "../paths.js";
 import { type ArgumentSpec, type ArgumentsReader, readStrictArguments, refuse } from "./strict-arguments.js";
 
 /**
- * The `edit_skill` arguments (seed 000 "Edits"), read once and exactly into
- * {@link EditArguments}: that one reading becomes the plan the owner sees as a diff and the
+ * The `edit_skill` arguments (docs/drafts-and-edits.md, "Edits", step 1), read once and exactly
+ * into {@link EditArguments}: that one reading becomes the plan the owner sees as a diff and the
  * plan written on approval. Nothing is re-read from the model.
  */
 

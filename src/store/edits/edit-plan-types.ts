@@ -10,8 +10,8 @@ export interface EditChanges {
 }
 
 /**
- * An edit the owner is asked to approve (seed 000 "Edits"): made once from one reading of
- * the `edit_skill` arguments, shown as {@link EditPlan.diff}, and written as
+ * An edit the owner is asked to approve (docs/drafts-and-edits.md, "Edits"): made once from one
+ * reading of the `edit_skill` arguments, shown as {@link EditPlan.diff}, and written as
  * {@link EditPlan.changes} on approval, only if the skill still has {@link EditPlan.baseHash}.
  */
 export interface EditPlan {

@@ -30,11 +30,11 @@ export interface EditPlanOptions {
 const READER = { tool: "edit_skill", code: "invalid_edit_arguments", maxTextLength: 0 } as const;
 
 /**
- * Makes an edit plan (seed 000 "Edits"): reads the `edit_skill` arguments once, strictly
- * ({@link readEditArguments}), resolves them against the skill as it is now into exactly the
- * files to write and remove, checks the result as the store would (limits, SKILL.md,
- * scripts), diffs it, and keeps it for {@link PLAN_LIFETIME_MS}. Nothing is written to the
- * skill; the plan is written when the owner approves it (`applyEditPlan`).
+ * Makes an edit plan (docs/drafts-and-edits.md, "Edits"): reads the `edit_skill` arguments once,
+ * strictly ({@link readEditArguments}), resolves them against the skill as it is now into exactly
+ * the files to write and remove, checks the result as the store would (limits, SKILL.md, scripts),
+ * diffs it, and keeps it for {@link PLAN_LIFETIME_MS}. Nothing is written to the skill; the plan is
+ * written when the owner approves it (`applyEditPlan`).
  */
 export async function planEdit(store: Store, raw: unknown, options: EditPlanOptions = {}): Promise<EditPlan> {
   const request = readEditArguments(raw);

@@ -1,6 +1,6 @@
 /**
- * Edits with approval plans (seed 000 "Edits"): the assistant proposes, the owner reads a
- * diff and decides, and exactly that plan is written. See docs/drafts-and-edits.md.
+ * Edits with approval plans (docs/drafts-and-edits.md, "Edits"): the assistant proposes, the
+ * owner reads a diff and decides, and exactly that plan is written.
  */
 
 export {

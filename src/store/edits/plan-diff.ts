@@ -2,11 +2,11 @@ import { createTwoFilesPatch, FILE_HEADERS_ONLY } from "diff";
 import { SKILL_FILE } from "../../skill/read-skill-file.js";
 
 /**
- * The unified diff an owner reviews for an edit plan (seed 000 "Edits"): one section per
- * file the plan writes or removes, against the skill as it was when the plan was made. A
- * file's section is capped at {@link MAX_DIFF_FILE_BYTES} and the whole diff at
- * {@link MAX_DIFF_TOTAL_BYTES}; whatever is cut is said in a note, because the plan still
- * writes every byte of every file, shown or not.
+ * The unified diff an owner reviews for an edit plan (docs/drafts-and-edits.md, "The diff"): one
+ * section per file the plan writes or removes, against the skill as it was when the plan was made.
+ * A file's section is capped at {@link MAX_DIFF_FILE_BYTES} and the whole diff at
+ * {@link MAX_DIFF_TOTAL_BYTES}; whatever is cut is said in a note, because the plan still writes
+ * every byte of every file, shown or not.
  */
 
 /** Largest diff section of one file, in UTF-8 bytes (32 KiB). */

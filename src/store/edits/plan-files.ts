@@ -15,10 +15,10 @@ import { parseStoredPlan } from "./plan-format.js";
 
 /** The plans folder's name inside `<data>/skills/`. */
 export const PLANS_FOLDER = ".plans";
-/** How long a plan waits for the owner (seed 000 ApprovalLife): 2 hours. */
+/** How long a plan waits for the owner (docs/drafts-and-edits.md, "Plans are kept"): 2 hours. */
 export const PLAN_LIFETIME_MS = 2 * 60 * 60 * 1000;
 /**
- * Plans held at once (seed 000 MaxApproved). A new plan past it is refused
+ * Plans held at once (docs/drafts-and-edits.md, "Plans are kept"). A new plan past it is refused
  * (`too_many_plans`) rather than dropping the oldest: the owner may be reading that one.
  */
 export const MAX_PLANS = 200;

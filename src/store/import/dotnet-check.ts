@@ -7,8 +7,9 @@ import { runChecker } from "./run-checker.js";
 import { positiveInteger, type ScriptProblem, scriptProblem } from "./script-problems.js";
 
 /**
- * The flags seed 000 adds to every `dotnet` build of a file-based app: .NET 10 defaults to
- * PublishAot, whose restore fetches the AOT compiler, and NuGet auditing needs the network.
+ * The flags added to every `dotnet` build of a file-based app (docs/import.md, "Script check"), the
+ * same as every `dotnet run` gets: .NET 10 defaults to PublishAot, whose restore fetches the AOT
+ * compiler, and NuGet auditing needs the network.
  */
 export const DOTNET_BUILD_FLAGS = ["-p:PublishAot=false", "-p:NuGetAudit=false"] as const;
 

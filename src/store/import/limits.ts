@@ -1,8 +1,8 @@
 /**
- * The limits an import is checked against. They are the store's limits (seed 000: 200 files
- * a skill, 1 MiB a file, 5 MiB a skill, 5 MiB a zip, 256 KiB an editable text file), passed
- * in as a parameter so the importers can be tested alone and the store can hand over its
- * own constants.
+ * The limits an import is checked against (docs/import.md, "Limits"). They are the store's limits
+ * (docs/store.md, "Limits": 200 files a skill, 1 MiB a file, 5 MiB a skill, 5 MiB a zip, 256 KiB an
+ * editable text file), passed in as a parameter so the importers can be tested alone and the store
+ * can hand over its own constants.
  */
 export interface ImportLimits {
   /** Files a skill may hold (folders are not counted). */
@@ -24,7 +24,10 @@ export interface ImportLimits {
   readonly bombFloorBytes: number;
 }
 
-/** The store's limits (seed 000 "Folder layout and limits") and a 100:1 bomb ratio past 64 KiB. */
+/**
+ * The store's limits (docs/store.md, "Limits") and a 100:1 bomb ratio past 64 KiB (docs/import.md,
+ * "Limits").
+ */
 export const DEFAULT_IMPORT_LIMITS: ImportLimits = Object.freeze({
   maxFiles: 200,
   maxFileBytes: 1024 * 1024,

@@ -64,8 +64,8 @@ const PASSED_ENVIRONMENT = [
 ];
 
 /**
- * Checks the syntax of every script in a skill folder (seed 000 SkillChecker) and returns the
- * problems with file and line. Errors mean a script does not parse and should block the save;
+ * Checks the syntax of every script in a skill folder (docs/import.md, "Script check") and returns
+ * the problems with file and line. Errors mean a script does not parse and should block the save;
  * warnings mean a script could not be checked (its checker is missing, timed out or failed).
  *
  * `.py` through Python's `compile()`; `.js .mjs .cjs` through `node --check`; `.ts .mts .cts

@@ -9,9 +9,9 @@ import { runRules } from "./rules.js";
 import { scriptSource } from "./script-source.js";
 
 /**
- * Review lint (seed 000 "Lint"): heuristic warnings a reviewer sees next to a draft or an
- * edit. They are hints, not guarantees: a warning may be wrong, and a skill with none may
- * still do harm, so the owner still reads every script.
+ * Review lint (docs/drafts-and-edits.md, "Review lint"): heuristic warnings a reviewer sees next to
+ * a draft or an edit. They are hints, not guarantees: a warning may be wrong, and a skill with none
+ * may still do harm, so the owner still reads every script.
  */
 
 /** At most this many warnings of one rule in one file; the rest add nothing a reviewer needs. */

@@ -1,7 +1,7 @@
 import type { Governance } from "../../skill/governance.js";
 import type { ScriptSource } from "./script-source.js";
 
-/** The review lint rules (seed 000 "Lint"). */
+/** The review lint rules (docs/drafts-and-edits.md, "Review lint"). */
 export type LintRuleId =
   /** An argument value reaches a shell (`shell=True`, `os.system`, `exec` of a built string, `eval "$1"`). */
   | "command-passthrough"

@@ -166,7 +166,7 @@ describe("checkSkillScripts", () => {
     expect(result.warnings[2]?.message).toContain("dotnet is not installed");
   });
 
-  it("builds C# with the seed's flags when dotnet is on the path, and reports its errors by line", async () => {
+  it("builds C# with the documented flags when dotnet is on the path, and reports its errors by line", async () => {
     const bin = await skillWith({});
     const log = join(bin, "args.log");
     // A stand-in dotnet: records its arguments and prints one MSBuild diagnostic for the copied file.
