@@ -188,6 +188,11 @@ export function startCatalogWatch(catalog: WatchedCatalog, options: CatalogWatch
       }
       placing = false;
       if (tree !== undefined && tree.status().folders > foldersBefore) catalog.revision.bump("watches added");
+      // Complete now: the re-check, scheduled while placing as for incomplete notifications, waits longer.
+      if (recheckTimer !== undefined) {
+        clearTimeout(recheckTimer);
+        scheduleRecheck();
+      }
     }
     if (signatures.stampSome(watchesPerSlice) > 0) {
       nextSlice();

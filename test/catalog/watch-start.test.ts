@@ -87,6 +87,14 @@ describe("placing watches off the first call's path", () => {
     await waitFor(() => names(catalog).includes("nested-late"), "the nested skill");
   });
 
+  it("the re-check waits the longer interval once the last watch is placed", async () => {
+    const { catalog } = catalogOf(4);
+    const { watch } = startWatch(catalog, { watchesPerSlice: 1, intervalMs: 60_000 });
+    expect(watch.status()).toMatchObject({ notifications: "placing", recheckMs: 60_000 });
+    await watch.ready;
+    expect(watch.status()).toMatchObject({ notifications: "complete", recheckMs: 600_000 });
+  });
+
   it("the folder cap reached while placing makes the watch incomplete", async () => {
     const { catalog } = catalogOf(4);
     const incomplete: string[] = [];
