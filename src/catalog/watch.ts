@@ -170,15 +170,16 @@ export function startCatalogWatch(catalog: WatchedCatalog, options: CatalogWatch
     if (!placing) foldersBefore = tree.status().folders;
     tree.setRoots(trees, shallow);
     placing = true;
-    if (sliceTimer === undefined) slice();
+    if (sliceTimer === undefined) slice(false);
   };
 
   /**
    * One slice of start-up's work: watches to place first, then first versions to stamp.
    * Schedules the next slice while work is left; the revision moves when the last watch of a
-   * placing is set and folders were added.
+   * placing is set and folders were added. `later`: run from its own timer, not from within
+   * a look (whose caller schedules the re-check itself).
    */
-  const slice = (): void => {
+  const slice = (later: boolean): void => {
     sliceTimer = undefined;
     if (stopped) return;
     if (placing) {
@@ -188,8 +189,9 @@ export function startCatalogWatch(catalog: WatchedCatalog, options: CatalogWatch
       }
       placing = false;
       if (tree !== undefined && tree.status().folders > foldersBefore) catalog.revision.bump("watches added");
-      // Complete now: the re-check, scheduled while placing as for incomplete notifications, waits longer.
-      if (recheckTimer !== undefined) {
+      // Placed in later slices, after the re-check was scheduled as for incomplete notifications:
+      // schedule it again, for complete ones when they are.
+      if (later && recheckTimer !== undefined) {
         clearTimeout(recheckTimer);
         scheduleRecheck();
       }
@@ -204,7 +206,7 @@ export function startCatalogWatch(catalog: WatchedCatalog, options: CatalogWatch
   // A timer, not setImmediate: an unref()ed immediate does not wake a loop waiting for input,
   // so on an idle server the slices would wait for the next request.
   const nextSlice = (): void => {
-    sliceTimer = setTimeout(slice, 0);
+    sliceTimer = setTimeout(slice, 0, true);
     sliceTimer.unref();
   };
 
@@ -282,7 +284,7 @@ export function startCatalogWatch(catalog: WatchedCatalog, options: CatalogWatch
   } catch (error) {
     options.onError?.(error);
   }
-  if (sliceTimer === undefined && !placing) slice();
+  if (sliceTimer === undefined && !placing) slice(false);
   scheduleRecheck();
 
   return {
