@@ -10,11 +10,14 @@
  * - load_skill: rounds alternating the bare MCP server (mcp.mjs), the small and the large
  *   server, rotating their order; medians (minimums); ratios of medians. Target: the large
  *   catalog's median within 1.2x the small one's.
- * - Start-up: from spawn to the first answered tools/call, per server.
+ * - Start-up: from spawn to the first answered `tools/list` and to the first answered
+ *   `load_skill`, per server. With `--startup-runs N` (N > 0), N more fresh servers per build
+ *   and catalog are started and stopped, builds alternating run by run, and the medians are
+ *   reported with the ratio to "before".
  *
  * With `--before <dist>` a second build (say, the code before this change) is measured in
  * the same run, over the same trees and in the same rounds. Never asserted; PASS or MISS.
- * Run: `node bench/mcp-scale.mjs [--count 10000] [--rounds 300] [--idle-seconds 10] [--before <dist>]`.
+ * Run: `node bench/mcp-scale.mjs [--count 10000] [--rounds 300] [--idle-seconds 10] [--startup-runs 0] [--before <dist>]`.
  */
 
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -62,12 +65,49 @@ function catalogPlace(count) {
   return { ...place, count };
 }
 
+/** Spawns `skillgate mcp` of `dist` over `place`: milliseconds from spawn to the first tools/list and load_skill answers. */
+async function startServer(sdk, dist, place, env) {
+  const started = performance.now();
+  const main = join(dist, "surfaces", "cli", "main.js");
+  const server = await connectStdio(sdk, [main, ...place.flags, "mcp"], { ...env, HOME: place.home });
+  await server.client.listTools();
+  const listMs = performance.now() - started;
+  await timedCall(server.client, LOAD);
+  return { server, listMs, startupMs: performance.now() - started };
+}
+
+/** `runs` fresh servers per build and catalog, builds alternating run by run: start-up medians. */
+async function measureStartups(sdk, builds, places, env, runs, log) {
+  const samples = new Map();
+  for (let run = 0; run < runs; run += 1) {
+    const order = run % 2 === 0 ? builds : [...builds].reverse();
+    for (const build of order) {
+      for (const place of places) {
+        const { server, listMs, startupMs } = await startServer(sdk, build.dist, place, env);
+        await server.stop().catch(() => {});
+        const key = `${build.label}\0${place.count}`;
+        const sample = samples.get(key) ?? { build: build.label, skills: place.count, list: [], load: [] };
+        sample.list.push(listMs);
+        sample.load.push(startupMs);
+        samples.set(key, sample);
+      }
+    }
+    log(`mcp-scale: start-up ${run + 1}/${runs}`);
+  }
+  return [...samples.values()].map((sample) => ({
+    ...sample,
+    list: summary(sample.list),
+    load: summary(sample.load),
+  }));
+}
+
 /** Runs the benchmark; see the file's comment. */
 export async function runMcpScaleBenchmark({
   count = 10_000,
   small = 10,
   rounds = 300,
   idleSeconds = 10,
+  startupRuns = 0,
   before,
   log = () => {},
 } = {}) {
@@ -85,15 +125,14 @@ export async function runMcpScaleBenchmark({
     env,
   );
   try {
+    const startups = startupRuns > 0 ? await measureStartups(sdk, builds, places, env, startupRuns, log) : [];
     for (const build of builds) {
       for (const place of places) {
-        const started = performance.now();
-        const main = join(build.dist, "surfaces", "cli", "main.js");
-        const server = await connectStdio(sdk, [main, ...place.flags, "mcp"], { ...env, HOME: place.home });
-        await timedCall(server.client, LOAD);
-        const startupMs = performance.now() - started;
-        servers.push({ build: build.label, skills: place.count, startupMs, ...server, times: [] });
-        log(`mcp-scale: ${build.label}, ${place.count} skills: up in ${startupMs.toFixed(0)} ms`);
+        const { server, listMs, startupMs } = await startServer(sdk, build.dist, place, env);
+        servers.push({ build: build.label, skills: place.count, listMs, startupMs, ...server, times: [] });
+        log(
+          `mcp-scale: ${build.label}, ${place.count} skills: tools/list in ${listMs.toFixed(0)} ms, load_skill in ${startupMs.toFixed(0)} ms`,
+        );
       }
     }
     for (let round = 0; round < 20; round += 1) {
@@ -128,9 +167,11 @@ export async function runMcpScaleBenchmark({
       idleSeconds,
       load,
       bare: bareTimes,
+      startups,
       servers: servers.map((server) => ({
         build: server.build,
         skills: server.skills,
+        listMs: server.listMs,
         startupMs: server.startupMs,
         idleShare: server.idleShare,
         load: summary(server.times),
@@ -148,7 +189,7 @@ const ms = (value) => `${value.toFixed(value < 10 ? 2 : 1)} ms`;
 /** The results as a markdown section. */
 export function formatMcpScaleResults(result) {
   const lines = [
-    "| build | skills | start-up (to first answer) | idle CPU (share of a core) | load_skill | vs the bare server | vs its own small catalog |",
+    "| build | skills | start-up: first tools/list, first load_skill | idle CPU (share of a core) | load_skill | vs the bare server | vs its own small catalog |",
     "| --- | --- | --- | --- | --- | --- | --- |",
   ];
   for (const server of result.servers) {
@@ -157,14 +198,37 @@ export function formatMcpScaleResults(result) {
     );
     const scale = smallest === undefined ? undefined : server.load.median / smallest.load.median;
     lines.push(
-      `| ${server.build} | ${server.skills} | ${ms(server.startupMs)} | ${(server.idleShare * 100).toFixed(2)} %${server.skills >= 10_000 ? ` ${server.idleShare < IDLE_CPU_TARGET ? "PASS" : "MISS"} (< ${IDLE_CPU_TARGET * 100} %)` : ""} | ${ms(server.load.median)} (${ms(server.load.min)}) | ${(server.load.median / result.bare.median).toFixed(2)}x | ${scale === undefined ? "-" : `${scale.toFixed(2)}x ${scale <= SCALE_RATIO_TARGET ? "PASS" : "MISS"} (<= ${SCALE_RATIO_TARGET}x)`} |`,
+      `| ${server.build} | ${server.skills} | ${ms(server.listMs)}, ${ms(server.startupMs)} | ${(server.idleShare * 100).toFixed(2)} %${server.skills >= 10_000 ? ` ${server.idleShare < IDLE_CPU_TARGET ? "PASS" : "MISS"} (< ${IDLE_CPU_TARGET * 100} %)` : ""} | ${ms(server.load.median)} (${ms(server.load.min)}) | ${(server.load.median / result.bare.median).toFixed(2)}x | ${scale === undefined ? "-" : `${scale.toFixed(2)}x ${scale <= SCALE_RATIO_TARGET ? "PASS" : "MISS"} (<= ${SCALE_RATIO_TARGET}x)`} |`,
     );
   }
   lines.push(
     "",
     `Bare MCP server (no-op tool, stdio): ${ms(result.bare.median)} (${ms(result.bare.min)}). ${result.rounds} rounds, order rotated; idle window ${result.idleSeconds} s; load average (1 min) at start, after the idle window, at the end: ${result.load.map((value) => value.toFixed(2)).join(", ")}.`,
   );
+  if (result.startups.length > 0) lines.push("", ...formatStartups(result.startups));
   return lines.join("\n");
+}
+
+/** The start-up medians of `--startup-runs` as a markdown table, with ratios to "before". */
+function formatStartups(startups) {
+  const lines = [
+    `Start-up, ${startups[0]?.list.samples ?? 0} fresh servers per build and catalog, builds alternating (median (min); ratio to "before"):`,
+    "",
+    "| build | skills | spawn to first tools/list answer | spawn to first load_skill answer |",
+    "| --- | --- | --- | --- |",
+  ];
+  for (const startup of startups) {
+    const before = startups.find((other) => other.build === "before" && other.skills === startup.skills);
+    const cell = (field) => {
+      const ratio =
+        before === undefined || before === startup
+          ? ""
+          : `; ${(startup[field].median / before[field].median).toFixed(2)}x`;
+      return `${ms(startup[field].median)} (${ms(startup[field].min)})${ratio}`;
+    };
+    lines.push(`| ${startup.build} | ${startup.skills} | ${cell("list")} | ${cell("load")} |`);
+  }
+  return lines;
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
@@ -174,6 +238,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
       small: { type: "string", default: "10" },
       rounds: { type: "string", default: "300" },
       "idle-seconds": { type: "string", default: "10" },
+      "startup-runs": { type: "string", default: "0" },
       before: { type: "string" },
     },
   });
@@ -182,6 +247,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
     small: Number(values.small),
     rounds: Number(values.rounds),
     idleSeconds: Number(values["idle-seconds"]),
+    startupRuns: Number(values["startup-runs"]),
     ...(values.before !== undefined ? { before: values.before } : {}),
     log: (message) => console.error(`bench: ${message}`),
   });

@@ -77,12 +77,19 @@ export function createCatalog(options: CatalogOptions = {}): Catalog {
   const file = new ConfigFile(folders.config);
   const revision = new CatalogRevision();
   let watches = 0;
+  /** The running watches: while one is still placing its watches, every call looks at the tree. */
+  const running = new Set<CatalogWatch>();
+  const lookEveryCall = (): boolean => {
+    if (watches === 0) return true;
+    for (const watch of running) if (watch.placing) return true;
+    return false;
+  };
   let keptConfig: { revision: number; config: SkillgateConfig } | undefined;
   let kept: KeptResult | undefined;
   let discoveryRuns = 0;
   const currentConfig = (): SkillgateConfig => {
     if (options.configuration !== undefined) return options.configuration;
-    if (watches === 0) return file.current();
+    if (lookEveryCall()) return file.current();
     // Watched: the config folder is watched too, so the file is read again only when the revision moved.
     if (keptConfig?.revision !== revision.value)
       keptConfig = { revision: revision.value, config: file.current() };
@@ -151,20 +158,34 @@ export function createCatalog(options: CatalogOptions = {}): Catalog {
     get discoveryRuns() {
       return discoveryRuns;
     },
-    discover: () => (watches === 0 ? look(extraNow()) : watched.current()),
+    discover: () => {
+      if (watches === 0) return look(extraNow());
+      if (!lookEveryCall()) return watched.current();
+      // Watches still being placed: look now, as without a watch, and keep what was found.
+      const extra = extraNow();
+      return keep(extra, look(extra));
+    },
     watch: (watchOptions) => {
       watches += 1;
       // Whatever was kept before this watch started may be stale: look again.
       revision.bump("watch started");
-      const running = startCatalogWatch(watched, watchOptions);
+      const watch = startCatalogWatch(watched, watchOptions);
+      running.add(watch);
       let stopped = false;
       return {
-        check: running.check,
-        status: running.status,
+        get placing() {
+          return watch.placing;
+        },
+        get ready() {
+          return watch.ready;
+        },
+        check: watch.check,
+        status: watch.status,
         stop: () => {
           if (stopped) return;
           stopped = true;
-          running.stop();
+          running.delete(watch);
+          watch.stop();
           watches -= 1;
           if (watches === 0) kept = undefined;
         },

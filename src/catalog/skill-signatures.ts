@@ -16,12 +16,18 @@ export interface CatalogChange {
   readonly changed: readonly string[];
 }
 
-/** What one skill folder looked like at the last look, so its hash is recomputed only when it moved. */
+/**
+ * What one skill folder looked like when it was last stamped. `hash` is absent while the
+ * stamps have not moved since the first stamp: the skill is still at its first version, and
+ * its content is hashed only once they move (a notification pointed there, or the re-check
+ * saw it).
+ */
 interface FolderState {
   readonly stamp: string;
   /** False when an entry changed so recently that its stamp cannot be trusted (core/file-stamps.ts). */
   readonly settled: boolean;
-  readonly hash: string | undefined;
+  /** The content hash; `undefined` while not needed, `null` when the folder cannot be hashed. */
+  readonly hash: string | null | undefined;
 }
 
 /**
@@ -32,16 +38,23 @@ interface FolderState {
 export type ChangedPaths = "all" | ReadonlySet<string>;
 
 /**
- * The version of every registered skill (its source, folder and content hash), kept from one
- * look to the next so a look reports what was added, removed or changed. A skill's hash is
- * recomputed only when the stamps of its files (inode, size, modification and change times of
- * every entry) moved, or an entry changed within the racy window of the last look; and with
- * {@link ChangedPaths} naming paths, only skills those paths touch are stamped at all, so a
- * look after one notification costs one folder, not the catalog.
+ * The version of every registered skill (its source, folder and content), kept from one look
+ * to the next so a look reports what was added, removed or changed. Nothing is hashed to
+ * start: the first look reads no file, it only records the skills (their first version), and
+ * {@link stampSome} then records each first version's file stamps (inode, size, modification
+ * and change times of every entry), a slice at a time, off any call's path (at 10,000 skills
+ * hashing every skill took seconds at start-up). A skill is hashed only when its stamps moved
+ * (or an entry changed within the racy window of its last stamp), or when a notification
+ * points into it before its first stamp was recorded: its first move is therefore reported
+ * as a change even when the content came back the same (a `touch`), later moves only when
+ * the hash differs. With {@link ChangedPaths} naming paths, only skills those paths touch
+ * are stamped at all, so a look after one notification costs one folder, not the catalog.
  */
 export class SkillSignatures {
   readonly #now: () => number;
   readonly #folders = new Map<string, FolderState>();
+  /** Skill folders at their first version whose stamps are not recorded yet, with their skill. */
+  readonly #unstamped = new Map<string, Skill>();
   #last: Map<string, string> | undefined;
 
   constructor(now: () => number = Date.now) {
@@ -50,29 +63,67 @@ export class SkillSignatures {
 
   /**
    * Records the versions of `skills`; returns what changed since the last look (undefined on
-   * the first look, which sets the baseline, and when nothing changed).
+   * the first look, which sets the baseline without reading a file, and when nothing changed).
    */
   look(skills: readonly Skill[], changed: ChangedPaths): CatalogChange | undefined {
     const previous = this.#last;
+    if (previous === undefined) {
+      this.#last = this.#baseline(skills);
+      return undefined;
+    }
     const current = new Map<string, string>();
     const seenFolders = new Set<string>();
     for (const skill of skills) {
       if (skill.directory !== undefined) seenFolders.add(skill.directory);
-      const before = previous?.get(skill.name);
+      const before = previous.get(skill.name);
+      const touched =
+        changed === "all" || (skill.directory !== undefined && touches(changed, skill.directory));
       const reuse =
         before !== undefined &&
-        changed !== "all" &&
+        !touched &&
         skill.directory !== undefined &&
-        this.#folders.get(skill.directory)?.settled === true &&
-        before === versionOf(skill, this.#folders.get(skill.directory)) &&
-        !touches(changed, skill.directory);
-      current.set(skill.name, reuse ? before : this.#signature(skill));
+        (this.#unstamped.has(skill.directory) || this.#folders.get(skill.directory)?.settled === true) &&
+        before === versionOf(skill, this.#folders.get(skill.directory));
+      if (reuse) {
+        current.set(skill.name, before);
+        continue;
+      }
+      const first = before === versionOf(skill, undefined) && this.#unstamped.has(skill.directory ?? "");
+      const version = this.#signature(skill, changed !== "all");
+      // The re-check reaching a first version before its stamps were recorded records them (or,
+      // within the racy window, its hash) as that first version: nothing to report.
+      if (first && changed === "all") previous.set(skill.name, version);
+      current.set(skill.name, version);
     }
     for (const folder of this.#folders.keys()) if (!seenFolders.has(folder)) this.#folders.delete(folder);
+    for (const folder of this.#unstamped.keys()) if (!seenFolders.has(folder)) this.#unstamped.delete(folder);
     this.#last = current;
-    if (previous === undefined) return undefined;
     const change = difference(previous, current);
     return change.added.length + change.removed.length + change.changed.length === 0 ? undefined : change;
+  }
+
+  /**
+   * Records the stamps of up to `budget` first versions; returns how many are still
+   * unstamped. A folder changed within the racy window cannot be known by its stamps: it is
+   * hashed now, and the hash becomes its first version.
+   */
+  stampSome(budget: number): number {
+    let stamped = 0;
+    for (const [folder, skill] of this.#unstamped) {
+      if (stamped >= budget) break;
+      this.#unstamped.delete(folder);
+      stamped += 1;
+      const stamp = folderStamp(folder, this.#now());
+      if (stamp.settled) {
+        this.#folders.set(folder, { ...stamp, hash: undefined });
+        continue;
+      }
+      const state: FolderState = { ...stamp, hash: hashSkillFolder(folder).hash ?? null };
+      this.#folders.set(folder, state);
+      if (this.#last?.get(skill.name) === versionOf(skill, undefined))
+        this.#last.set(skill.name, versionOf(skill, state));
+    }
+    return this.#unstamped.size;
   }
 
   /** True when some skill folder changed within the racy window of its last look: look again soon. */
@@ -81,23 +132,42 @@ export class SkillSignatures {
     return false;
   }
 
-  #signature(skill: Skill): string {
+  /** The first look: every skill at its first version, its stamps left to {@link stampSome}. */
+  #baseline(skills: readonly Skill[]): Map<string, string> {
+    const versions = new Map<string, string>();
+    for (const skill of skills) {
+      if (skill.directory !== undefined && !this.#folders.has(skill.directory))
+        this.#unstamped.set(skill.directory, skill);
+      versions.set(skill.name, versionOf(skill, undefined));
+    }
+    return versions;
+  }
+
+  /**
+   * The skill's version now. A first version not stamped yet that a notification points into
+   * (`notified`) is hashed: what changed is unknown, so it counts as changed; the re-check
+   * (`notified` false) records its stamps as the first version's.
+   */
+  #signature(skill: Skill, notified: boolean): string {
     if (skill.directory === undefined) return versionOf(skill, undefined);
     const before = this.#folders.get(skill.directory);
+    const first = this.#unstamped.delete(skill.directory);
     const stamped = folderStamp(skill.directory, this.#now());
-    const state: FolderState =
-      before?.settled && before.stamp === stamped.stamp
-        ? before
-        : { ...stamped, hash: hashSkillFolder(skill.directory).hash };
+    let state: FolderState;
+    if (before?.settled && before.stamp === stamped.stamp) state = before;
+    else if (before === undefined && stamped.settled && !(first && notified))
+      state = { ...stamped, hash: undefined };
+    else state = { ...stamped, hash: hashSkillFolder(skill.directory).hash ?? null };
     this.#folders.set(skill.directory, state);
     return versionOf(skill, state);
   }
 }
 
-/** What identifies a skill's version: where it comes from and its content hash. */
+/** What identifies a skill's version: where it comes from, and its content hash (`first` until one is needed). */
 function versionOf(skill: Skill, state: FolderState | undefined): string {
   if (skill.directory === undefined) return `${skill.source}\0-\0${skill.description}`;
-  return `${skill.source}\0${skill.directory}\0${state?.hash ?? "unhashable"}`;
+  const content = state?.hash === undefined ? "first" : (state.hash ?? "unhashable");
+  return `${skill.source}\0${skill.directory}\0${content}`;
 }
 
 /** True when a changed path is `folder`, inside it, or one of its parents. */

@@ -36,6 +36,14 @@ export interface TreeWatchStatus {
   /** Why not, when not: each reason once (`ENOSPC` from the inotify watch limit, the folder cap). */
   readonly reasons: readonly string[];
   readonly folders: number;
+  /** Folders known and not watched yet ({@link TreeWatch.placeWatches} places them); their subfolders are not counted. */
+  readonly pending: number;
+}
+
+/** A folder to watch, and how many levels below it to watch too. */
+interface PendingFolder {
+  readonly path: string;
+  readonly depth: number;
 }
 
 const defaultWatchFolder: WatchFolder = (folder, listener) =>
@@ -51,6 +59,11 @@ const defaultWatchFolder: WatchFolder = (folder, listener) =>
  * as its own tree. When a watch cannot be set (`ENOSPC`: the inotify watch limit; `EMFILE`;
  * the folder cap) the watch is incomplete: `status()` says why, `onIncomplete` is told, and
  * the caller's slow re-check covers what is not watched. Watches never keep a process alive.
+ *
+ * The trees of {@link setRoots} are not watched at once: their folders wait until the caller
+ * places them with {@link placeWatches}, a slice at a time (at 10,000 skills there are about
+ * 30,000 folders, seconds of work), so a caller can go on answering between slices. A folder
+ * created later under a watched one is watched at once, with everything below it.
  */
 export class TreeWatch {
   readonly #options: TreeWatchOptions;
@@ -63,6 +76,8 @@ export class TreeWatch {
   /** Each root, true for a tree, false for a shallow folder. */
   #roots = new Map<string, boolean>();
   readonly #reasons = new Set<string>();
+  /** Folders of the roots' trees waiting for {@link placeWatches}, depth first. */
+  #pending: PendingFolder[] = [];
   #closed = false;
 
   constructor(options: TreeWatchOptions) {
@@ -74,7 +89,8 @@ export class TreeWatch {
   /**
    * Watches exactly these trees (and `shallow` folders: their own entries only) from now on:
    * new roots are added, roots no longer listed are let go. Cheap when the lists are
-   * unchanged (nothing is listed again).
+   * unchanged (nothing is listed again). A new root that exists is pending until
+   * {@link placeWatches} reaches it; one that does not is waited for at once.
    */
   setRoots(roots: readonly string[], shallow: readonly string[] = []): void {
     if (this.#closed) return;
@@ -89,12 +105,24 @@ export class TreeWatch {
     for (const root of dropped.length > 0 ? next.keys() : added) this.#addRoot(root);
   }
 
+  /**
+   * Watches up to `budget` pending folders (listing each for its subfolders, which become
+   * pending in turn); returns how many are still pending (0: every folder asked for is
+   * watched, or could not be).
+   */
+  placeWatches(budget: number): number {
+    if (this.#closed) return 0;
+    this.#place(this.#pending, budget);
+    return this.#pending.length;
+  }
+
   /** What is watched, and whether that is everything asked for. */
   status(): TreeWatchStatus {
     return {
-      complete: this.#reasons.size === 0,
+      complete: this.#reasons.size === 0 && this.#pending.length === 0,
       reasons: [...this.#reasons],
       folders: this.#folders.size + this.#waiting.size,
+      pending: this.#pending.length,
     };
   }
 
@@ -105,13 +133,17 @@ export class TreeWatch {
     for (const waiting of this.#waiting.values()) waiting.watcher.close();
     this.#folders.clear();
     this.#waiting.clear();
+    this.#pending = [];
   }
 
-  #addRoot(root: string): void {
+  /** Watches `root` now, or (`now` false) makes it pending; a missing root is waited for in its parent. */
+  #addRoot(root: string, now = false): void {
     const tree = this.#roots.get(root);
     if (tree === undefined) return;
     if (isFolderOrLinkToOne(root)) {
-      this.#addTree(root, tree ? Number.POSITIVE_INFINITY : 0);
+      const depth = tree ? Number.POSITIVE_INFINITY : 0;
+      if (now) this.#addTree(root, depth);
+      else this.#pending.push({ path: root, depth });
       return;
     }
     // Wait for it in the nearest parent that exists.
@@ -142,15 +174,23 @@ export class TreeWatch {
     }
     for (const root of ready) {
       this.#options.onChange(root);
-      this.#addRoot(root);
+      // A root that appeared is watched now, as a folder created under a watched one is.
+      this.#addRoot(root, true);
     }
   }
 
-  /** Watches `folder` and the folders below it to `depth` levels (listing each once). */
+  /** Watches `folder` and the folders below it to `depth` levels, now (listing each once). */
   #addTree(folder: string, depth: number): void {
-    const pending = [{ path: folder, depth }];
-    for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    this.#place([{ path: folder, depth }], Number.POSITIVE_INFINITY);
+  }
+
+  /** Watches folders from `pending` (and the folders below them) until it is empty or `budget` watches were tried. */
+  #place(pending: PendingFolder[], budget: number): void {
+    for (let tried = 0; tried < budget; ) {
+      const next = pending.pop();
+      if (next === undefined) return;
       if (this.#folders.has(next.path)) continue;
+      tried += 1;
       const current = next.path;
       const below = next.depth - 1;
       const watcher = this.#watch(current, (name) => this.#folderChanged(current, name, below >= 0));
@@ -177,7 +217,7 @@ export class TreeWatch {
       // A root removed (or replaced by a file): wait for it again in its parent.
       this.#forgetTree(folder);
       this.#options.onChange(folder);
-      this.#addRoot(folder);
+      this.#addRoot(folder, true);
       return;
     }
     if (name === undefined) {
@@ -230,9 +270,10 @@ export class TreeWatch {
     this.#options.onIncomplete?.(reason);
   }
 
-  /** Lets `folder` and every watched folder below it go. */
+  /** Lets `folder` and every watched folder below it go (and forgets the pending ones). */
   #forgetTree(folder: string): void {
     const prefix = folder + sep;
+    this.#pending = this.#pending.filter((next) => next.path !== folder && !next.path.startsWith(prefix));
     for (const [path, watcher] of this.#folders) {
       if (path === folder || path.startsWith(prefix)) {
         watcher.close();

@@ -26,6 +26,13 @@ const RECHECK_COST_FACTOR = 100;
 /** How long after a notification the watch waits for more before it looks at what changed. */
 export const DEFAULT_SETTLE_MS = 100;
 
+/**
+ * How many folders the watch places (one `fs.watch` and one `readdir` each), or skills it
+ * stamps for their first version, per slice of the event loop: a few tens of milliseconds,
+ * so a call waits at most that long for one.
+ */
+export const DEFAULT_WATCHES_PER_SLICE = 500;
+
 /** Options of {@link Catalog.watch}. */
 export interface CatalogWatchOptions {
   /** The re-check's interval while notifications are incomplete (default {@link DEFAULT_WATCH_INTERVAL_MS}). */
@@ -40,6 +47,8 @@ export interface CatalogWatchOptions {
   readonly notifications?: boolean;
   /** Milliseconds to wait after a notification before looking at what changed (default {@link DEFAULT_SETTLE_MS}). */
   readonly settleMs?: number;
+  /** Folders watched (or skills stamped) per slice of the event loop (default {@link DEFAULT_WATCHES_PER_SLICE}); the first slice runs at once. */
+  readonly watchesPerSlice?: number;
   /** Folders watched at most (default tree-watch.ts's 100,000). */
   readonly maxWatchedFolders?: number;
   /** The system call that watches one folder (default `fs.watch`; tests pass one that fails). */
@@ -50,17 +59,33 @@ export interface CatalogWatchOptions {
 
 /** What a running watch covers, for logs and `doctor`. */
 export interface CatalogWatchStatus {
-  /** `complete`: every searched folder is watched; `incomplete`: some are not (see `reasons`); `off`: none. */
-  readonly notifications: "complete" | "incomplete" | "off";
+  /**
+   * `complete`: every searched folder is watched; `placing`: watches are still being placed
+   * (every call looks at the tree meanwhile); `incomplete`: some folders cannot be watched
+   * (see `reasons`); `off`: none.
+   */
+  readonly notifications: "complete" | "placing" | "incomplete" | "off";
   readonly reasons: readonly string[];
   /** Folders with a notification watch. */
   readonly watchedFolders: number;
+  /** Folders known and not watched yet (0 once placing is done). */
+  readonly pendingFolders: number;
   /** Milliseconds until the next re-check is due, at most (the interval in force). */
   readonly recheckMs: number;
 }
 
 /** A running watch. */
 export interface CatalogWatch {
+  /**
+   * True while watches are still being placed: notifications do not cover the tree yet, so
+   * the catalog looks at the tree on every call (as without a watch) until it is false.
+   */
+  readonly placing: boolean;
+  /**
+   * Resolves once start-up's work is done: no watch left to place, and every skill's first
+   * version stamped (at once when nothing is left); also when the watch stops.
+   */
+  readonly ready: Promise<void>;
   /** The full re-check, now, outside its timer: reports (and returns) the change, if any. */
   check(): CatalogChange | undefined;
   status(): CatalogWatchStatus;
@@ -86,13 +111,24 @@ export interface WatchedCatalog {
  * skills the notified paths touch. A slow full re-check covers what notifications cannot:
  * every `intervalMs` while they are incomplete, {@link COMPLETE_WATCH_FACTOR} times less
  * often while they are complete, and never more often than 100 times its own last cost. The
- * first look happens at once, setting the baseline without reporting it. Timers are
- * `unref()`ed and watches never keep a process alive.
+ * first look happens at once, setting the baseline without reporting it and without reading
+ * a file (skill-signatures.ts). Watches are placed a slice at a time
+ * ({@link DEFAULT_WATCHES_PER_SLICE} folders, the first slice at once), so a large catalog's
+ * first calls are answered while they are placed; meanwhile every call looks at the tree, and
+ * the revision moves when the last is placed. Then, slice by slice, each skill's first
+ * version is stamped: after its folders are watched, so a change from then on has a
+ * notification. Timers are `unref()`ed and watches never keep a process alive.
  */
 export function startCatalogWatch(catalog: WatchedCatalog, options: CatalogWatchOptions = {}): CatalogWatch {
   const signatures = new SkillSignatures(options.now);
   const baseInterval = Math.max(10, options.intervalMs ?? DEFAULT_WATCH_INTERVAL_MS);
   const settleMs = Math.max(0, options.settleMs ?? DEFAULT_SETTLE_MS);
+  const watchesPerSlice = Math.max(1, options.watchesPerSlice ?? DEFAULT_WATCHES_PER_SLICE);
+  let sliceTimer: NodeJS.Timeout | undefined;
+  let placing = false;
+  /** Folders watched when the current placing began: more at its end moves the revision. */
+  let foldersBefore = 0;
+  let readyWaiters: (() => void)[] = [];
   let changedPaths = new Set<string>();
   let settleTimer: NodeJS.Timeout | undefined;
   let recheckTimer: NodeJS.Timeout | undefined;
@@ -122,17 +158,62 @@ export function startCatalogWatch(catalog: WatchedCatalog, options: CatalogWatch
         });
 
   /**
-   * Watches what `result` searched. Discovery ran before the new watches were set, so a
-   * change made in between would have no notification: when folders were added, the revision
-   * moves and the next call looks again.
+   * Watches what `result` searched: the first slice now, the rest in later slices. Discovery
+   * ran before the new watches were set, so a change made in between would have no
+   * notification: while watches are pending every call looks at the tree (`placing`), and
+   * when the last is placed the revision moves, so the next call looks again.
    */
   const plan = (result: DiscoveryResult): void => {
     const { trees, shallow } = catalog.watchPlan(result);
     watchedRoots = trees;
     if (tree === undefined) return;
-    const before = tree.status().folders;
+    if (!placing) foldersBefore = tree.status().folders;
     tree.setRoots(trees, shallow);
-    if (tree.status().folders > before) catalog.revision.bump("watches added");
+    placing = true;
+    if (sliceTimer === undefined) slice(false);
+  };
+
+  /**
+   * One slice of start-up's work: watches to place first, then first versions to stamp.
+   * Schedules the next slice while work is left; the revision moves when the last watch of a
+   * placing is set and folders were added. `later`: run from its own timer, not from within
+   * a look (whose caller schedules the re-check itself).
+   */
+  const slice = (later: boolean): void => {
+    sliceTimer = undefined;
+    if (stopped) return;
+    if (placing) {
+      if (tree !== undefined && tree.placeWatches(watchesPerSlice) > 0) {
+        nextSlice();
+        return;
+      }
+      placing = false;
+      if (tree !== undefined && tree.status().folders > foldersBefore) catalog.revision.bump("watches added");
+      // Placed in later slices, after the re-check was scheduled as for incomplete notifications:
+      // schedule it again, for complete ones when they are.
+      if (later && recheckTimer !== undefined) {
+        clearTimeout(recheckTimer);
+        scheduleRecheck();
+      }
+    }
+    if (signatures.stampSome(watchesPerSlice) > 0) {
+      nextSlice();
+      return;
+    }
+    settleReady();
+  };
+
+  // A timer, not setImmediate: an unref()ed immediate does not wake a loop waiting for input,
+  // so on an idle server the slices would wait for the next request.
+  const nextSlice = (): void => {
+    sliceTimer = setTimeout(slice, 0, true);
+    sliceTimer.unref();
+  };
+
+  const settleReady = (): void => {
+    const waiters = readyWaiters;
+    readyWaiters = [];
+    for (const resolve of waiters) resolve();
   };
 
   /** A notification or a store write: the revision moves now; what changed is looked at soon. */
@@ -198,14 +279,22 @@ export function startCatalogWatch(catalog: WatchedCatalog, options: CatalogWatch
 
   try {
     const first = catalog.current();
-    plan(first);
     signatures.look(first.skills, "all");
+    plan(first);
   } catch (error) {
     options.onError?.(error);
   }
+  if (sliceTimer === undefined && !placing) slice(false);
   scheduleRecheck();
 
   return {
+    get placing() {
+      return placing;
+    },
+    get ready() {
+      if (sliceTimer === undefined || stopped) return Promise.resolve();
+      return new Promise<void>((resolve) => readyWaiters.push(resolve));
+    },
     check: () => {
       const change = recheck();
       clearTimeout(recheckTimer);
@@ -214,16 +303,29 @@ export function startCatalogWatch(catalog: WatchedCatalog, options: CatalogWatch
     },
     status: () => {
       const watched = tree?.status();
+      const notifications =
+        watched === undefined
+          ? "off"
+          : watched.complete
+            ? "complete"
+            : watched.reasons.length === 0
+              ? "placing"
+              : "incomplete";
       return {
-        notifications: watched === undefined ? "off" : watched.complete ? "complete" : "incomplete",
+        notifications,
         reasons: watched === undefined ? ["notifications are off"] : watched.reasons,
         watchedFolders: watched?.folders ?? 0,
+        pendingFolders: watched?.pending ?? 0,
         recheckMs,
       };
     },
     stop: () => {
       if (stopped) return;
       stopped = true;
+      placing = false;
+      clearTimeout(sliceTimer);
+      sliceTimer = undefined;
+      settleReady();
       clearTimeout(settleTimer);
       clearTimeout(recheckTimer);
       stopWrites();
