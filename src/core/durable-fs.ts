@@ -1,10 +1,13 @@
 import { randomBytes } from "node:crypto";
 import {
   closeSync,
+  constants,
+  fstatSync,
   fsyncSync,
   linkSync,
   lstatSync,
   openSync,
+  readSync,
   renameSync,
   unlinkSync,
   writeFileSync,
@@ -243,5 +246,39 @@ export async function exists(path: string): Promise<boolean> {
     return true;
   } catch {
     return false;
+  }
+}
+
+/** Opens for reading without following a final link or waiting on a FIFO. */
+const SMALL_FILE_READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
+/**
+ * The text of a regular file of at most `limit` bytes, or undefined when it is missing, is
+ * not a regular file (a symlink, a FIFO), is larger, or cannot be read.
+ */
+export function readSmallFile(path: string, limit: number): string | undefined {
+  let descriptor: number;
+  try {
+    descriptor = openSync(path, SMALL_FILE_READ_FLAGS);
+  } catch {
+    return undefined;
+  }
+  try {
+    const stats = fstatSync(descriptor);
+    if (!stats.isFile() || stats.size > limit) return undefined;
+    // Read one byte past the limit: a file that grew after fstat is refused too.
+    const buffer = Buffer.alloc(Math.min(stats.size, limit) + 1);
+    let length = 0;
+    for (;;) {
+      const read = readSync(descriptor, buffer, length, buffer.length - length, null);
+      if (read === 0) break;
+      length += read;
+      if (length > limit) return undefined;
+    }
+    return buffer.subarray(0, length).toString("utf8");
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(descriptor);
   }
 }

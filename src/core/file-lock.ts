@@ -1,13 +1,10 @@
 import { randomBytes } from "node:crypto";
 import {
   closeSync,
-  constants,
-  fstatSync,
   linkSync,
   lstatSync,
   openSync,
   readlinkSync,
-  readSync,
   renameSync,
   type Stats,
   unlinkSync,
@@ -16,7 +13,7 @@ import {
 } from "node:fs";
 import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { TEMP_PREFIX } from "./durable-fs.js";
+import { readSmallFile, TEMP_PREFIX } from "./durable-fs.js";
 import { processHasEnded } from "./process-groups.js";
 import { removeTree } from "./remove-tree.js";
 
@@ -72,9 +69,6 @@ interface Owner {
 
 /** The largest lock file read; the content is one short line. */
 const MAX_LOCK_BYTES = 512;
-
-// Never follow a link or block on a FIFO put where a lock should be.
-const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
 let processNamespace: string | undefined;
 
@@ -205,26 +199,13 @@ function lockStats(path: string): Stats | undefined {
 
 /** The owner a lock file names, or undefined when it names none (empty, torn, not ours). */
 function readOwner(path: string): Owner | undefined {
-  let descriptor: number;
-  try {
-    descriptor = openSync(path, READ_FLAGS);
-  } catch {
+  const text = readSmallFile(path, MAX_LOCK_BYTES);
+  if (text === undefined) return undefined;
+  const [pid, host, namespace, token] = text.trim().split(" ");
+  const owner = Number(pid);
+  if (!Number.isInteger(owner) || owner <= 0 || host === undefined || namespace === undefined || !token)
     return undefined;
-  }
-  try {
-    if (!fstatSync(descriptor).isFile()) return undefined;
-    const buffer = Buffer.alloc(MAX_LOCK_BYTES);
-    const length = readSync(descriptor, buffer, 0, MAX_LOCK_BYTES, 0);
-    const [pid, host, namespace, token] = buffer.subarray(0, length).toString("utf8").trim().split(" ");
-    const owner = Number(pid);
-    if (!Number.isInteger(owner) || owner <= 0 || host === undefined || namespace === undefined || !token)
-      return undefined;
-    return { pid: owner, host, namespace, token };
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(descriptor);
-  }
+  return { pid: owner, host, namespace, token };
 }
 
 function removeQuietly(path: string): void {

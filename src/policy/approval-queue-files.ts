@@ -1,14 +1,4 @@
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readSync,
-  unlinkSync,
-} from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { TEMP_PREFIX, writeFileAtomicallySync } from "../core/durable-fs.js";
 import { PathNotAllowedError } from "../core/errors.js";
@@ -32,9 +22,6 @@ import { PathNotAllowedError } from "../core/errors.js";
 export const QUEUE_FOLDER_MODE = 0o700;
 /** Temporary files (the atomic write's) start with this prefix; leftovers of a crash are removed later. */
 export const QUEUE_TEMP_PREFIX = TEMP_PREFIX;
-
-// O_NOFOLLOW and O_NONBLOCK do not exist on Windows; there the type check after opening remains.
-const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
 /** What is at the queue's folder path. */
 export type FolderState = "missing" | "folder" | "refused";
@@ -65,37 +52,6 @@ export function listFiles(folder: string): string[] {
       .map((entry) => entry.name);
   } catch {
     return [];
-  }
-}
-
-/**
- * The text of a regular file of at most `limit` bytes, or undefined when it is missing, is
- * not a regular file (a symlink, a FIFO), is larger, or cannot be read.
- */
-export function readSmallFile(path: string, limit: number): string | undefined {
-  let descriptor: number;
-  try {
-    descriptor = openSync(path, READ_FLAGS);
-  } catch {
-    return undefined;
-  }
-  try {
-    const stats = fstatSync(descriptor);
-    if (!stats.isFile() || stats.size > limit) return undefined;
-    // Read one byte past the limit: a file that grew after fstat is refused too.
-    const buffer = Buffer.alloc(Math.min(stats.size, limit) + 1);
-    let length = 0;
-    for (;;) {
-      const read = readSync(descriptor, buffer, length, buffer.length - length, null);
-      if (read === 0) break;
-      length += read;
-      if (length > limit) return undefined;
-    }
-    return buffer.subarray(0, length).toString("utf8");
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(descriptor);
   }
 }
 

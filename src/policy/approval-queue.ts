@@ -1,6 +1,6 @@
 import { join, resolve } from "node:path";
 import { type Clock, systemClock } from "../core/clock.js";
-import { syncFolderSync } from "../core/durable-fs.js";
+import { readSmallFile, syncFolderSync } from "../core/durable-fs.js";
 import { InvalidArgumentError } from "../core/errors.js";
 import { lockIsStale, tryLock } from "../core/file-lock.js";
 import {
@@ -19,7 +19,6 @@ import {
   listFiles,
   modifiedAt,
   QUEUE_TEMP_PREFIX,
-  readSmallFile,
   removeFile,
 } from "./approval-queue-files.js";
 import {

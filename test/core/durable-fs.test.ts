@@ -1,8 +1,10 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   isFolderFlushUnsupported,
+  readSmallFile,
   syncFolder,
   syncFolderSync,
   writeFileAtomically,
@@ -125,5 +127,26 @@ describe("the atomic write: one rule", () => {
     else await expect(writeFileAtomically(target, "new")).resolves.toBeUndefined();
     expect(contentOf(target)).toBe(after);
     expect(readdirSync(folder).filter((name) => name.startsWith(".tmp-"))).toEqual([]);
+  });
+});
+
+describe("readSmallFile: a regular file within its limit, or nothing", () => {
+  it("reads a file up to the limit and answers undefined for every other case", () => {
+    const folder = makeTree();
+    writeFileSync(join(folder, "exact.txt"), "12345");
+    writeFileSync(join(folder, "over.txt"), "123456");
+    symlinkSync(join(folder, "exact.txt"), join(folder, "link.txt"));
+    mkdirSync(join(folder, "folder"));
+    execFileSync("mkfifo", [join(folder, "fifo")]);
+    const table: ReadonlyArray<readonly [string, string | undefined]> = [
+      ["exact.txt", "12345"],
+      ["over.txt", undefined],
+      ["link.txt", undefined],
+      ["folder", undefined],
+      ["fifo", undefined],
+      ["missing.txt", undefined],
+    ];
+    for (const [name, expected] of table)
+      expect([name, readSmallFile(join(folder, name), 5)]).toEqual([name, expected]);
   });
 });
