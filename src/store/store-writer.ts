@@ -4,7 +4,9 @@ import { exists } from "../core/durable-fs.js";
 import { announceFolderWrite } from "../core/folder-writes.js";
 import { hashSkillFolder } from "../skill/content-hash.js";
 import { SKILL_FILE } from "../skill/read-skill-file.js";
+import { changeResult } from "./change-result.js";
 import { checkDraftWritable } from "./draft-guard.js";
+import { enabledEntry } from "./enabling.js";
 import {
   SkillChangedError,
   SkillExistsError,
@@ -15,7 +17,7 @@ import {
 } from "./errors.js";
 import { checkFileSetLimits, checkTextFiles, type FileSet, readFileSet, writeFileSet } from "./file-sets.js";
 import { type CheckedFolder, checkSkillFolder } from "./folder-check.js";
-import { enableMismatch, withPreviousHashes } from "./hash-history.js";
+import { withPreviousHashes } from "./hash-history.js";
 import type { ScriptProblem } from "./import/script-problems.js";
 import {
   INDEX_VERSION,
@@ -162,7 +164,7 @@ export class StoreWriter {
         await writeFileSet(staging, files);
         const checked = await checkSkillFolder(staging, { expectedName: name });
         if (checked.hash === currentHash && currentHash === entry.hash)
-          return result(name, entry, index.revision, checked.diagnostics, scriptWarnings);
+          return changeResult(name, entry, index.revision, checked.diagnostics, scriptWarnings);
         const next: IndexEntry = {
           ...entry,
           hash: checked.hash,
@@ -172,7 +174,7 @@ export class StoreWriter {
         const nextIndex = this.#next(index, name, next);
         await this.#commit({ kind: "replace", name, staged: staging }, nextIndex);
         consumedStaging(staging);
-        return result(name, next, nextIndex.revision, checked.diagnostics, scriptWarnings);
+        return changeResult(name, next, nextIndex.revision, checked.diagnostics, scriptWarnings);
       } finally {
         await discardStaging(staging);
       }
@@ -246,27 +248,17 @@ export class StoreWriter {
       let diagnostics: readonly Diagnostic[] = [];
       if (enabled) {
         const checked = await checkSkillFolder(join(this.folder, name), { expectedName: name });
-        if (checked.hash !== reviewedHash)
-          throw enableMismatch(name, entry, reviewedHash ?? "", checked.hash);
         diagnostics = checked.diagnostics;
-        // Enabling an assistant's draft is the owner's review of it: it is locked for good.
-        const locks = entry.source === "assistant";
-        if (entry.enabled && entry.hash === checked.hash && (!locks || entry.locked === true))
-          return result(name, entry, index.revision, diagnostics);
-        next = {
-          ...entry,
-          enabled: true,
-          hash: checked.hash,
-          updated: this.now().toISOString(),
-          ...(locks ? { locked: true } : {}),
-        };
+        const changed = enabledEntry(name, entry, checked.hash, reviewedHash, this.now());
+        if (changed === undefined) return changeResult(name, entry, index.revision, diagnostics);
+        next = changed;
       } else {
-        if (!entry.enabled) return result(name, entry, index.revision, diagnostics);
+        if (!entry.enabled) return changeResult(name, entry, index.revision, diagnostics);
         next = { ...entry, enabled: false, updated: this.now().toISOString() };
       }
       const nextIndex = this.#next(index, name, next);
       await this.#commitIndex(nextIndex);
-      return result(name, next, nextIndex.revision, diagnostics);
+      return changeResult(name, next, nextIndex.revision, diagnostics);
     });
   }
 
@@ -315,7 +307,7 @@ export class StoreWriter {
     const nextIndex = this.#next(index, checked.name, entry);
     await this.#commit({ kind: "create", name: checked.name, staged: staged.folder }, nextIndex);
     consumedStaging(staged.folder);
-    return result(checked.name, entry, nextIndex.revision, checked.diagnostics, staged.scriptWarnings);
+    return changeResult(checked.name, entry, nextIndex.revision, checked.diagnostics, staged.scriptWarnings);
   }
 
   /**
@@ -332,7 +324,7 @@ export class StoreWriter {
     const checked = staged.checked;
     const before = this.#entry(index, checked.name);
     if (before.hash === checked.hash)
-      return result(checked.name, before, index.revision, checked.diagnostics, staged.scriptWarnings);
+      return changeResult(checked.name, before, index.revision, checked.diagnostics, staged.scriptWarnings);
     const { locked: _locked, origin: _origin, ...kept } = before;
     const entry: IndexEntry = {
       ...kept,
@@ -345,7 +337,7 @@ export class StoreWriter {
     const nextIndex = this.#next(index, checked.name, entry);
     await this.#commit({ kind: "replace", name: checked.name, staged: staged.folder }, nextIndex);
     consumedStaging(staged.folder);
-    return result(checked.name, entry, nextIndex.revision, checked.diagnostics, staged.scriptWarnings);
+    return changeResult(checked.name, entry, nextIndex.revision, checked.diagnostics, staged.scriptWarnings);
   }
 
   /** Refuses a name that is taken (in the index, or by a folder nobody indexed) or a full store. */
@@ -412,23 +404,4 @@ export class StoreWriter {
       announceFolderWrite(this.folder);
     }
   }
-}
-
-function result(
-  name: string,
-  entry: IndexEntry,
-  revision: number,
-  diagnostics: readonly Diagnostic[],
-  scriptWarnings: readonly ScriptProblem[] = [],
-): ChangeResult {
-  return {
-    name,
-    hash: entry.hash,
-    enabled: entry.enabled,
-    source: entry.source,
-    updated: entry.updated,
-    revision,
-    diagnostics,
-    scriptWarnings,
-  };
 }
