@@ -136,16 +136,20 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
     hooks: registryHooks(registry),
     clock,
   });
+  // What a script's run adds to the audit trail belongs to the call whose script it was.
+  const runEventBase = (skill: string, call: RunRequest["call"]) => ({
+    time: new Date(clock.now()).toISOString(),
+    requestId: call?.requestId ?? "",
+    scope: call?.scope ?? { kind: "chat" as const, id: "" },
+    tool: "run_skill_script",
+    tier: "change" as const,
+    skill,
+  });
   // A connection the proxy refused joins the audit trail of the call whose script asked for it.
   const auditRefusal = (skill: string, refusal: ProxyRefusal, call: RunRequest["call"]): void =>
     audit?.record({
       type: "network-refused",
-      time: new Date(clock.now()).toISOString(),
-      requestId: call?.requestId ?? "",
-      scope: call?.scope ?? { kind: "chat", id: "" },
-      tool: "run_skill_script",
-      tier: "change",
-      skill,
+      ...runEventBase(skill, call),
       errorKind: refusal.reason,
       host: refusal.host,
       ...(refusal.port !== null ? { port: refusal.port } : {}),
@@ -154,12 +158,7 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
   const auditLimits = (skill: string, limits: EnforcedLimits, call: RunRequest["call"]): void =>
     audit?.record({
       type: "run-limits",
-      time: new Date(clock.now()).toISOString(),
-      requestId: call?.requestId ?? "",
-      scope: call?.scope ?? { kind: "chat", id: "" },
-      tool: "run_skill_script",
-      tier: "change",
-      skill,
+      ...runEventBase(skill, call),
       limits: auditLimitsText(limits),
       ...(limits.cgroup.failed === true ? { errorKind: "cgroup_failed" } : {}),
     });
