@@ -5,6 +5,7 @@ import { createSkillgate, type Skillgate } from "../../src/app/skillgate.js";
 import type { CatalogWatch } from "../../src/catalog/watch.js";
 import { silentLogger } from "../../src/observe/logger.js";
 import type { Approver } from "../../src/tools/broker.js";
+import { eventually } from "../helpers/eventually.js";
 import { makeTree, writeSkill } from "../helpers/skill-tree.js";
 
 /**
@@ -20,15 +21,6 @@ afterEach(() => {
     skillgate.close();
   }
 });
-
-/** Waits until `condition` holds, looking every 10 ms, for at most 10 s (no fixed sleep). */
-async function waitFor(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 function place() {
   const tree = makeTree("skillgate-kept-");
@@ -126,10 +118,10 @@ describe("a catalog kept by revision", () => {
       join(where.config, "config.yaml"),
       "runners:\n  local:\n    trusted: [demo]\nskills:\n  disabled: [demo]\n",
     );
-    await waitFor(
+    await eventually(
+      "the configuration change",
       async () =>
         (await turn.call("load_skill", { skill: "demo" })).text === "HOST: that skill is no longer enabled.",
-      "the configuration change",
     );
   });
 

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createCatalog } from "../../src/catalog/catalog.js";
 import { SkillSignatures } from "../../src/catalog/skill-signatures.js";
 import type { CatalogChange, CatalogWatch, CatalogWatchOptions } from "../../src/catalog/watch.js";
+import { eventually } from "../helpers/eventually.js";
 import { isolatedFolders, makeTree, writeSkill } from "../helpers/skill-tree.js";
 
 // Start-up of a watch over a catalog too large to watch in one go (docs/mcp.md, "The catalog,
@@ -14,15 +15,6 @@ const running: CatalogWatch[] = [];
 afterEach(() => {
   for (const watch of running.splice(0)) watch.stop();
 });
-
-/** Waits until `condition` holds, looking every 10 ms, for at most 10 s (no fixed sleep). */
-async function waitFor(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 /** A catalog over one project root holding `count` skills, each with a `scripts/` folder. */
 function catalogOf(count: number) {
@@ -84,7 +76,7 @@ describe("placing watches off the first call's path", () => {
 
     // And from then on a change reaches the next call by its notification.
     writeSkill(join(skills, "group"), "nested-late");
-    await waitFor(() => names(catalog).includes("nested-late"), "the nested skill");
+    await eventually("the nested skill", () => names(catalog).includes("nested-late"));
   });
 
   it("the re-check waits the longer interval once the last watch is placed", async () => {

@@ -8,21 +8,13 @@ import type {
   CatalogWatchOptions,
   WatchFolder,
 } from "../../src/catalog/watch.js";
+import { eventually } from "../helpers/eventually.js";
 import { isolatedFolders, makeTree, skillMarkdown, writeSkill } from "../helpers/skill-tree.js";
 
 const running: CatalogWatch[] = [];
 afterEach(() => {
   for (const watch of running.splice(0)) watch.stop();
 });
-
-/** Waits until `condition` holds, looking every 10 ms, for at most 10 s (no fixed sleep). */
-async function waitFor(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 /** A catalog over one project root in a fresh tree, and its skills folder. */
 function projectCatalog() {
@@ -123,7 +115,7 @@ describe("the full re-check (the safety net), with notifications off", () => {
       onChange: (change) => seen.push(change),
     });
     writeSkill(skills, "gamma");
-    await waitFor(() => seen.length > 0, "the re-check");
+    await eventually("the re-check", () => seen.length > 0);
     expect(seen[0]).toEqual({ added: ["gamma"], removed: [], changed: [] });
     watch.stop();
     const runs = catalog.discoveryRuns;
@@ -159,19 +151,19 @@ describe("file-system notifications", () => {
     const { changes, watch } = startWatch(catalog);
     expect(watch.status().notifications).toBe("complete");
     writeSkill(skills, "beta");
-    await waitFor(() => names(catalog).includes("beta"), "beta to appear");
-    await waitFor(() => changes.some((change) => change.added.includes("beta")), "beta's change");
+    await eventually("beta to appear", () => names(catalog).includes("beta"));
+    await eventually("beta's change", () => changes.some((change) => change.added.includes("beta")));
 
     writeFileSync(
       join(skills, "beta", "SKILL.md"),
       skillMarkdown("beta", { frontMatter: { name: "beta", description: "Edited on disk." } }),
     );
     const describe = () => catalog.discover().skills.find((skill) => skill.name === "beta")?.description;
-    await waitFor(() => describe() === "Edited on disk.", "the edit");
+    await eventually("the edit", () => describe() === "Edited on disk.");
 
     rmSync(join(skills, "alpha"), { recursive: true });
-    await waitFor(() => !names(catalog).includes("alpha"), "alpha to go");
-    await waitFor(() => changes.some((change) => change.removed.includes("alpha")), "alpha's change");
+    await eventually("alpha to go", () => !names(catalog).includes("alpha"));
+    await eventually("alpha's change", () => changes.some((change) => change.removed.includes("alpha")));
   });
 
   it("a skills folder that does not exist yet is seen when it is made", async () => {
@@ -179,10 +171,10 @@ describe("file-system notifications", () => {
     startWatch(catalog);
     expect(names(catalog)).toEqual([]);
     writeSkill(join(tree, "project", ".agents", "skills"), "late");
-    await waitFor(() => names(catalog).includes("late"), "the late skill");
+    await eventually("the late skill", () => names(catalog).includes("late"));
     // A skill in a folder made after the watch started is seen too.
     writeSkill(join(tree, "project", ".agents", "skills", "group"), "nested");
-    await waitFor(() => names(catalog).includes("nested"), "the nested skill");
+    await eventually("the nested skill", () => names(catalog).includes("nested"));
   });
 
   it("a skills folder removed and made again is watched again", async () => {
@@ -191,9 +183,9 @@ describe("file-system notifications", () => {
     startWatch(catalog);
     expect(names(catalog)).toEqual(["alpha"]);
     rmSync(skills, { recursive: true });
-    await waitFor(() => names(catalog).length === 0, "the folder to go");
+    await eventually("the folder to go", () => names(catalog).length === 0);
     writeSkill(skills, "again");
-    await waitFor(() => names(catalog).includes("again"), "the new folder's skill");
+    await eventually("the new folder's skill", () => names(catalog).includes("again"));
   });
 
   it("a changed script is announced as changed, touching only that skill", async () => {
@@ -202,7 +194,7 @@ describe("file-system notifications", () => {
     writeSkill(skills, "beta");
     const { changes } = startWatch(catalog);
     writeFileSync(join(folder, "scripts", "run.py"), "print(2)\n");
-    await waitFor(() => changes.length > 0, "the change");
+    await eventually("the change", () => changes.length > 0);
     expect(changes[0]).toEqual({ added: [], removed: [], changed: ["alpha"] });
   });
 
