@@ -9,6 +9,20 @@ import { dirname, join, resolve, sep } from "node:path";
  */
 export function listSkillFiles(folder: string): string[] {
   const files: string[] = [];
+  visitSkillFolder(folder, (path, entry) => {
+    if (entry.isFile()) files.push(path);
+    return true;
+  });
+  return files.sort();
+}
+
+/**
+ * Calls `onEntry` for every entry below `folder` (paths relative to it, with `/`), going into
+ * real folders only, never through a link; a folder that cannot be read adds nothing. The walk
+ * stops when `onEntry` answers false.
+ */
+function visitSkillFolder(folder: string, onEntry: (path: string, entry: Dirent) => boolean): void {
+  let going = true;
   const visit = (relative: string): void => {
     let entries: Dirent[];
     try {
@@ -18,12 +32,13 @@ export function listSkillFiles(folder: string): string[] {
     }
     for (const entry of entries) {
       const path = relative === "" ? entry.name : `${relative}/${entry.name}`;
+      going = onEntry(path, entry);
+      if (!going) return;
       if (entry.isDirectory()) visit(path);
-      else if (entry.isFile()) files.push(path);
+      if (!going) return;
     }
   };
   visit("");
-  return files.sort();
 }
 
 /** A symbolic link found inside a skill folder. */
@@ -50,22 +65,12 @@ export function findSkillFolderLinks(folder: string, limit = 10_000): SkillFolde
   const links: SkillFolderLink[] = [];
   const realFolder = realPathOf(folder) ?? resolve(folder);
   let seen = 0;
-  const visit = (relative: string): void => {
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(relative === "" ? folder : join(folder, relative), { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const entry of entries) {
-      seen += 1;
-      if (seen > limit) return;
-      const path = relative === "" ? entry.name : `${relative}/${entry.name}`;
-      if (entry.isDirectory()) visit(path);
-      else if (entry.isSymbolicLink()) links.push(describeLink(folder, realFolder, path));
-    }
-  };
-  visit("");
+  visitSkillFolder(folder, (path, entry) => {
+    seen += 1;
+    if (seen > limit) return false;
+    if (entry.isSymbolicLink()) links.push(describeLink(folder, realFolder, path));
+    return true;
+  });
   return links.sort((left, right) => (left.path < right.path ? -1 : left.path > right.path ? 1 : 0));
 }
 
