@@ -19,8 +19,8 @@ import { connectClient, resultText } from "../surfaces/mcp/harness.js";
 const DENIAL = "the owner allows no script runs from here";
 const EXTENSION_SKILL = "house-style";
 
-function ownerSetup(): CliSandbox {
-  const sandbox = cliSandbox();
+/** A local-mode skill `demo`, trusted to run on the host, whose script prints `script-ran`. */
+function writeTrustedDemo(sandbox: CliSandbox): void {
   sandbox.writeConfig("runners:\n  local:\n    trusted: [demo]\n");
   const folder = join(sandbox.skills, "demo");
   mkdirSync(join(folder, "scripts"), { recursive: true });
@@ -29,6 +29,11 @@ function ownerSetup(): CliSandbox {
     "---\nname: demo\ndescription: A demo skill whose script prints a line.\nmetadata:\n  skillgate.execution: local\n---\nRun scripts/hello.sh.\n",
   );
   writeFileSync(join(folder, "scripts", "hello.sh"), "echo script-ran\n");
+}
+
+function ownerSetup(): CliSandbox {
+  const sandbox = cliSandbox();
+  writeTrustedDemo(sandbox);
   writeFileSync(
     join(sandbox.config, "hooks.json"),
     JSON.stringify([
@@ -126,14 +131,7 @@ describe("the same hooks and extensions on every surface", () => {
 
   it("a project's hooks deny only with the opt-in, on the CLI as over MCP", async () => {
     const sandbox = cliSandbox();
-    sandbox.writeConfig("runners:\n  local:\n    trusted: [demo]\n");
-    const folder = join(sandbox.skills, "demo");
-    mkdirSync(join(folder, "scripts"), { recursive: true });
-    writeFileSync(
-      join(folder, "SKILL.md"),
-      "---\nname: demo\ndescription: A demo skill.\nmetadata:\n  skillgate.execution: local\n---\nRun it.\n",
-    );
-    writeFileSync(join(folder, "scripts", "hello.sh"), "echo script-ran\n");
+    writeTrustedDemo(sandbox);
     mkdirSync(join(sandbox.project, ".skillgate"), { recursive: true });
     writeFileSync(
       join(sandbox.project, ".skillgate", "hooks.json"),
