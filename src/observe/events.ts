@@ -58,7 +58,15 @@ export interface AuditEvent {
   readonly port?: number;
   /** For `run-limits`: what enforced each limit of the run (see docs/audit.md). */
   readonly limits?: string;
+  /**
+   * For `tool-call-classified` of a script run: the command-line arguments it passes (the
+   * first {@link MAX_AUDIT_ARGV_ITEMS}, each cut like every text field; see docs/audit.md).
+   */
+  readonly argv?: readonly string[];
 }
+
+/** The most argv items an audit line keeps. */
+export const MAX_AUDIT_ARGV_ITEMS = 64;
 
 /** Where audit events go. The audit log implements it; tests may collect in memory. */
 export interface AuditSink {
