@@ -108,6 +108,20 @@ describe("run_skill_script with argv", () => {
     expect(runner.requests[0]?.argv).toEqual(["my file.pdf", "--to", "png"]);
   });
 
+  it("an answer given out of band binds the argv: its input digest differs for another argv", async () => {
+    const { turn, asked } = setup(["decline", "decline", "decline"]);
+    for (const argv of [["a.pdf"], ["a.pdf"], ["b.pdf"]])
+      await turn.call("run_skill_script", {
+        skill: "convert",
+        script: "scripts/convert.py",
+        arguments: { argv },
+      });
+    const digests = asked.map((request) => request.inputDigest);
+    expect(digests[0]).toMatch(/^[0-9a-f]{64}$/);
+    expect(digests[1]).toBe(digests[0]);
+    expect(digests[2]).not.toBe(digests[0]);
+  });
+
   it("a declined run with argv passes nothing to the runner", async () => {
     const { turn, runner } = setup(["decline"]);
     const answer = await turn.call("run_skill_script", {
