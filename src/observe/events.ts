@@ -3,7 +3,7 @@ import type { ToolTier } from "../policy/tiers.js";
 /**
  * Audit events: one per classification, policy decision, approval request, approval
  * answer and finished call, and one per connection the network proxy refused a sandboxed script. They carry who, what and how it ended, never the arguments'
- * or the output's content. Names follow `noun-action`.
+ * content (but a script's `argv`, its command line) or the output's. Names follow `noun-action`.
  */
 export type AuditEventType =
   | "tool-call-classified"
@@ -58,7 +58,15 @@ export interface AuditEvent {
   readonly port?: number;
   /** For `run-limits`: what enforced each limit of the run (see docs/audit.md). */
   readonly limits?: string;
+  /**
+   * For `tool-call-classified` of a script run: the command-line arguments it passes (the
+   * first {@link MAX_AUDIT_ARGV_ITEMS}, each cut like every text field; see docs/audit.md).
+   */
+  readonly argv?: readonly string[];
 }
+
+/** The most argv items an audit line keeps. */
+export const MAX_AUDIT_ARGV_ITEMS = 64;
 
 /** Where audit events go. The audit log implements it; tests may collect in memory. */
 export interface AuditSink {
