@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { serve } from "@hono/node-server";
 import { afterEach } from "vitest";
 import { silentLogger } from "../../../src/observe/logger.js";
+import { Store } from "../../../src/store/store.js";
 import { createApiApp } from "../../../src/surfaces/http/app.js";
 import type { ServerContext } from "../../../src/surfaces/http/server-context.js";
 import { type ServerEvent, ServerEvents } from "../../../src/surfaces/http/server-events.js";
@@ -48,8 +49,14 @@ afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
 
+/** Options of {@link startApi}. */
+export interface ApiOptions {
+  /** The store's wait for its lock before `store_busy` (default the store's 60 s). */
+  readonly lockWaitMs?: number;
+}
+
 /** Starts the API over a new data folder; stopped after the test. */
-export async function startApi(): Promise<ApiServer> {
+export async function startApi(options: ApiOptions = {}): Promise<ApiServer> {
   const tree = makeTree("skillgate-api-");
   const config = join(tree, "config");
   const data = join(tree, "data");
@@ -62,7 +69,10 @@ export async function startApi(): Promise<ApiServer> {
     logger: silentLogger,
   });
   closers.push(() => host.close());
-  const store = await host.skillgate.openStore();
+  const store =
+    options.lockWaitMs === undefined
+      ? await host.skillgate.openStore()
+      : await Store.open({ dataFolder: data, lockWaitMs: options.lockWaitMs });
   const bus = new ServerEvents();
   const events: ServerEvent[] = [];
   bus.subscribe((event) => events.push(event));
