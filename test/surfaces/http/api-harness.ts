@@ -1,16 +1,16 @@
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { serve } from "@hono/node-server";
-import { afterEach } from "vitest";
+import { afterAll, afterEach } from "vitest";
 import { silentLogger } from "../../../src/observe/logger.js";
 import { Store } from "../../../src/store/store.js";
 import { createApiApp } from "../../../src/surfaces/http/app.js";
 import type { ServerContext } from "../../../src/surfaces/http/server-context.js";
 import { type ServerEvent, ServerEvents } from "../../../src/surfaces/http/server-events.js";
 import { McpHost } from "../../../src/surfaces/mcp/host.js";
-import { makeTree } from "../../helpers/skill-tree.js";
 
 /**
  * The `/api` app over a real store, served by @hono/node-server on 127.0.0.1 and a free
@@ -44,20 +44,28 @@ export interface ApiAnswer {
   };
 }
 
-const closers: (() => Promise<void>)[] = [];
+const perTest: (() => Promise<void>)[] = [];
+const perFile: (() => Promise<void>)[] = [];
 afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close();
+  for (const close of perTest.splice(0).reverse()) await close();
+});
+afterAll(async () => {
+  for (const close of perFile.splice(0).reverse()) await close();
 });
 
 /** Options of {@link startApi}. */
 export interface ApiOptions {
   /** The store's wait for its lock before `store_busy` (default the store's 60 s). */
   readonly lockWaitMs?: number;
+  /** `test` (default): stopped and removed after the test; `file`: after the test file (a `beforeAll` API). */
+  readonly lifetime?: "test" | "file";
 }
 
 /** Starts the API over a new data folder; stopped after the test. */
 export async function startApi(options: ApiOptions = {}): Promise<ApiServer> {
-  const tree = makeTree("skillgate-api-");
+  const closers = options.lifetime === "file" ? perFile : perTest;
+  const tree = realpathSync(mkdtempSync(join(tmpdir(), "skillgate-api-")));
+  closers.push(async () => rmSync(tree, { recursive: true, force: true }));
   const config = join(tree, "config");
   const data = join(tree, "data");
   const project = join(tree, "project");
