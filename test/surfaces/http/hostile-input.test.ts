@@ -1,6 +1,6 @@
 import { request as httpRequest } from "node:http";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type ApiServer, startApi, treeListing } from "./api-harness.js";
+import { type ApiServer, OWNER_HEADERS, startApi, treeListing } from "./api-harness.js";
 
 /**
  * Hostile input for each route of the skills, files and import API: path traversal in the
@@ -308,6 +308,7 @@ function raw(api: ApiServer, entry: HostileCase): Promise<{ status: number; body
       method: entry.method,
       path: `/api${entry.path}`,
       headers: {
+        ...OWNER_HEADERS,
         ...(body !== undefined
           ? { "content-type": entry.contentType ?? "application/json", "content-length": body.length }
           : {}),

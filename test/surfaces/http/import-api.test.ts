@@ -2,7 +2,7 @@ import { request as httpRequest } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FakeGithub, startFakeGithub } from "../../helpers/fake-github.js";
 import { SKILL_MD, yazlZip } from "../../store/import/zip-fixtures.js";
-import { startApi, treeListing } from "./api-harness.js";
+import { OWNER_HEADERS, startApi, treeListing } from "./api-harness.js";
 
 /**
  * The import routes over real HTTP (docs/http-api.md, "Import"): a zip body read as a bounded
@@ -39,6 +39,7 @@ function slowUpload(url: string, total: number, declareLength: boolean): Promise
     const request = httpRequest(url, {
       method: "POST",
       headers: {
+        ...OWNER_HEADERS,
         "content-type": "application/zip",
         ...(declareLength ? { "content-length": String(total) } : {}),
       },
