@@ -1,5 +1,9 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { errorResponse } from "./api-error.js";
+import { approvalsRoutes } from "./routes/approvals.js";
+import { auditRoutes } from "./routes/audit.js";
+import { chatsRoutes } from "./routes/chats.js";
+import { reviewRoutes } from "./routes/review.js";
 import type { ServerContext } from "./server-context.js";
 
 /** The OpenAPI version and title of `/api/openapi.json`. */
@@ -43,6 +47,10 @@ export function createApiApp(context: ServerContext): OpenAPIHono {
     return errorResponse(c, error);
   });
   // Route modules are mounted here, one line each.
+  api.route("/", reviewRoutes(context));
+  api.route("/", approvalsRoutes(context));
+  api.route("/", chatsRoutes(context));
+  api.route("/", auditRoutes(context));
   api.doc31("/openapi.json", { openapi: "3.1.0", info: OPENAPI_INFO });
   return api;
 }
