@@ -102,6 +102,15 @@ describe("GET /api/approvals and answering", () => {
     expect((await store.get("notes")).files.map((file) => file.path)).not.toContain("references/style.md");
   });
 
+  it("asks queued and answered elsewhere become approval-requested and approval-settled events", async () => {
+    const { id, sandbox, events } = await withAsk();
+    await expect.poll(() => events, { timeout: 5000 }).toContainEqual({ type: "approval-requested", id });
+    expect((await sandbox.run(["approve", id])).code).toBe(0);
+    await expect
+      .poll(() => events, { timeout: 5000 })
+      .toContainEqual({ type: "approval-settled", id, answer: "gone" });
+  });
+
   it("the CLI's decline removes the plan too (one core for both)", async () => {
     const { edit, id, store, sandbox } = await withAsk();
     const declined = await sandbox.run(["decline", id]);

@@ -1,4 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { watchApprovals } from "../../../app/owner/approval-watch.js";
 import { answerApproval } from "../../../app/owner/plan-decisions.js";
 import type { OwnerAnswer } from "../../../policy/approval-queue.js";
 import type { ServerContext } from "../server-context.js";
@@ -12,6 +13,7 @@ import { ownerDecisions, publishReviewCount } from "./review.js";
  */
 export function approvalsRoutes(context: ServerContext): OpenAPIHono {
   const app = ownerRouteApp(context);
+  publishQueueChanges(context);
 
   app.openapi(
     createRoute({
@@ -65,6 +67,31 @@ export function approvalsRoutes(context: ServerContext): OpenAPIHono {
   });
   return app;
 }
+
+/**
+ * Asks queued and answered by anyone on the data folder (this server's MCP sessions, the
+ * CLI, another process) as `approval-requested` and `approval-settled` events. One watch
+ * per context, however many times the routes are mounted; it ends with the process.
+ */
+export function publishQueueChanges(context: ServerContext): void {
+  if (watched.has(context)) return;
+  watched.add(context);
+  try {
+    watchApprovals(ownerDecisions(context).approvals, (change) => {
+      for (const request of change.added)
+        context.events.publish({ type: "approval-requested", id: request.id });
+      for (const id of change.removed)
+        context.events.publish({ type: "approval-settled", id, answer: "gone" });
+    });
+  } catch (error) {
+    // The queue's folder is not a real folder: answering refuses with path_not_allowed; no live events.
+    context.logger.warn("approval events are off", {
+      error: error instanceof Error ? error.name : "unknown",
+    });
+  }
+}
+
+const watched = new WeakSet<ServerContext>();
 
 async function answer(context: ServerContext, id: string, given: OwnerAnswer) {
   const result = await answerApproval(ownerDecisions(context), id, given);
