@@ -27,6 +27,9 @@ export const AUDIT_FIELDS = [
   "host",
   "port",
   "limits",
+  "workspace",
+  "path",
+  "change",
 ] as const satisfies readonly (keyof AuditEvent)[];
 
 /** The longest text field written, in UTF-16 units; longer values are cut (ids and names are short). */

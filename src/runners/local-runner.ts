@@ -9,6 +9,7 @@ import { runInProcessGroup } from "./process-group.js";
 import { refusal } from "./refusal.js";
 import { runsFolders } from "./runs-folder.js";
 import { SnapshotStore } from "./snapshot.js";
+import { uncheckedWorkspace } from "./workspace/prepare.js";
 
 /**
  * The most bytes of arguments JSON a script is given. Linux refuses a single environment
@@ -69,6 +70,8 @@ export class LocalRunner implements Runner {
   async run(request: RunRequest): Promise<RunResult> {
     const refused = this.admit(request);
     if (refused !== undefined) return refused;
+    if (request.workspace !== undefined && request.checkedWorkspace === undefined)
+      return uncheckedWorkspace(request);
     const argumentsJson = JSON.stringify(request.arguments);
     if (Buffer.byteLength(argumentsJson, "utf8") > MAX_ARGUMENTS_JSON_BYTES)
       return refusal(
@@ -114,7 +117,8 @@ export class LocalRunner implements Runner {
       return await runInProcessGroup({
         command: command.command.command,
         args: command.command.args,
-        cwd: work,
+        // In the workspace when there is one, as the user's shell would run it; HOME stays private.
+        cwd: request.checkedWorkspace?.path ?? work,
         env: {
           PATH: host.PATH ?? FALLBACK_PATH,
           LANG: host.LANG ?? "C.UTF-8",

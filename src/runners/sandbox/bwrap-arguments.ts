@@ -11,6 +11,17 @@ import {
 } from "./layout.js";
 import { dashUlimitPairs, prlimitOptions, type SandboxResources } from "./limits.js";
 
+/** A run's workspace as bubblewrap binds it (docs/running-scripts.md, "The workspace"). */
+export interface BwrapWorkspace {
+  /** The real folder on the host, opened by the sandbox user. */
+  readonly source: string;
+  /** Where it appears inside, and the script's working folder. */
+  readonly path: string;
+  readonly writable: boolean;
+  /** Files (relative, `/`-separated) bound read-only over themselves in a writable workspace. */
+  readonly readOnlyFiles: readonly string[];
+}
+
 /**
  * The extra descriptors of the launch chain (the child's fd numbers, after stdin, stdout and
  * stderr): bubblewrap's, and the portal's sources (launcher.ts), below 10 because the shell
@@ -72,6 +83,8 @@ export interface BwrapRun {
    * runner first makes sure its first process is in the run's cgroups.
    */
   readonly block?: boolean;
+  /** The project folder, bound at its own path, where the script starts instead of `/tmp`. */
+  readonly workspace?: BwrapWorkspace;
 }
 
 /** The environment variable the launcher requires last, so arguments cut short never run anything. */
@@ -154,7 +167,8 @@ export function bwrapCommandLine(shape: BwrapShape, runId: string, command?: rea
   readOnlyData(SANDBOX_FDS.hosts, "/etc/hosts");
   for (const path of ETC_FILES) args.push("--ro-bind-try", path, path);
   if (shape.features.tmpfsSize) args.push("--size", String(shape.tmpBytes));
-  args.push("--tmpfs", "/tmp", "--chdir", "/tmp");
+  // The working folder is the run's (`/tmp`, or its workspace): see bwrapRunArguments.
+  args.push("--tmpfs", "/tmp");
   args.push("--seccomp", String(SANDBOX_FDS.seccomp));
   if (shape.features.jsonStatus) args.push("--json-status-fd", String(SANDBOX_FDS.status));
   args.push("--args", String(SANDBOX_FDS.args));
@@ -196,6 +210,9 @@ export function bwrapRunArguments(run: BwrapRun, launcher: boolean): string[] {
   if (run.alternatives) args.push("--ro-bind", "/etc/alternatives", "/etc/alternatives");
   args.push("--ro-bind", run.skillSource, SKILL_MOUNT);
   if (run.proxySocketSource !== undefined) args.push("--ro-bind", run.proxySocketSource, PROXY_SOCKET_MOUNT);
+  // bubblewrap takes one --chdir (it warns on a second), so it comes with the run.
+  if (run.workspace !== undefined) args.push(...workspaceArguments(run.workspace));
+  else args.push("--chdir", "/tmp");
   if (run.block === true) args.push("--block-fd", String(SANDBOX_FDS.block));
   if (!launcher) return args;
   const shellLimits = run.shellLimits === true;
@@ -204,6 +221,21 @@ export function bwrapRunArguments(run: BwrapRun, launcher: boolean): string[] {
   setenv("SKILLGATE_ARGC", String(command.length));
   for (const [index, part] of command.entries()) setenv(`SKILLGATE_ARG_${index}`, part);
   setenv(COMPLETE, "complete");
+  return args;
+}
+
+/**
+ * The workspace's binds: the folder at its own path (read-only unless writable), each file
+ * with a second name read-only over itself, and the working folder. They follow the private
+ * `/tmp` on bubblewrap's command line, so a workspace under `/tmp` lands on that tmpfs and
+ * the rest of `/tmp` stays the sandbox's own.
+ */
+function workspaceArguments(workspace: BwrapWorkspace): string[] {
+  const args = [workspace.writable ? "--bind" : "--ro-bind", workspace.source, workspace.path];
+  if (workspace.writable)
+    for (const file of workspace.readOnlyFiles)
+      args.push("--ro-bind", `${workspace.source}/${file}`, `${workspace.path}/${file}`);
+  args.push("--chdir", workspace.path);
   return args;
 }
 

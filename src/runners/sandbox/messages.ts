@@ -11,7 +11,8 @@ export type SandboxRefusalCode =
   | "proxy_unavailable"
   | "arguments_too_large"
   | "cgroup_unavailable"
-  | "sandbox_failed";
+  | "sandbox_failed"
+  | "workspace_unreachable";
 
 /** The script kinds the sandbox runs, by extension (docs/running-scripts.md, "Languages"). */
 export const SANDBOXABLE_EXTENSIONS = [".py", ".js", ".mjs", ".sh"] as const;
@@ -108,5 +109,13 @@ export function cgroupUnavailable(script: string, reason: string): RunResult {
   return sandboxRefusal(
     "cgroup_unavailable",
     `the sandbox must limit this run with cgroups, but it has none (${reason}), so ${script} did not run; tell the host's owner (skillgate doctor shows what this host supports).`,
+  );
+}
+
+/** The sandbox user cannot open the workspace by name (a closed folder above it, or its own mode). */
+export function workspaceUnreachable(script: string, workspace: string): RunResult {
+  return sandboxRefusal(
+    "workspace_unreachable",
+    `the sandbox user cannot open the workspace ${JSON.stringify(workspace)} (it and every folder above it must be readable and searchable by it), so ${script} did not run; tell the host's owner.`,
   );
 }

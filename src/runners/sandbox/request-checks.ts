@@ -23,7 +23,7 @@ import type { SandboxRunRequest } from "./run-in-sandbox.js";
 /**
  * The checks a run passes before anything is spawned: the host's programs, the script's
  * path and kind, the interpreter, and whether the sandbox user can reach the snapshot and the
- * proxy socket (directly, or through the root-only portal).
+ * proxy socket and the workspace (directly, or through the root-only portal).
  */
 
 /** True when skillgate runs as root (and so drops to 65534 and may use the portal). */
@@ -87,7 +87,7 @@ export function resolveSources(
   request: SandboxRunRequest,
   identity: HostIdentity,
   script: string,
-): { ok: true; skill: Source; socket?: Source } | { ok: false; refusal: RunResult } {
+): { ok: true; skill: Source; socket?: Source; workspace?: Source } | { ok: false; refusal: RunResult } {
   let folder: string;
   try {
     folder = realpathSync(request.snapshotFolder);
@@ -111,7 +111,15 @@ export function resolveSources(
       ok: false,
       refusal: messages.snapshotUnreachable(script, `${folder} is in a folder closed to it`),
     };
-  if (request.network.mode !== "proxy") return { ok: true, skill };
+  let workspace: Source | undefined;
+  if (request.workspace !== undefined) {
+    const found = sourceFor(request.workspace.source, identity, "list");
+    if (typeof found === "string")
+      return { ok: false, refusal: messages.workspaceUnreachable(script, request.workspace.path) };
+    workspace = found;
+  }
+  const withWorkspace = workspace !== undefined ? { workspace } : {};
+  if (request.network.mode !== "proxy") return { ok: true, skill, ...withWorkspace };
   const socketPath = request.network.socketPath;
   let resolved: string;
   try {
@@ -132,7 +140,7 @@ export function resolveSources(
       ok: false,
       refusal: messages.proxyUnavailable(script, "its socket is in a folder closed to the sandbox user"),
     };
-  return { ok: true, skill, socket };
+  return { ok: true, skill, socket, ...withWorkspace };
 }
 
 /**
@@ -176,6 +184,7 @@ export function portalFolder(identity: HostIdentity): string | undefined {
   }
   const targets = portalTargets(folder);
   mkdirSync(targets.skill, { mode: 0o755 });
+  mkdirSync(targets.workspace, { mode: 0o755 });
   writeFileSync(targets.socket, "", { mode: 0o644 });
   return folder;
 }

@@ -4,6 +4,7 @@ import type { RunResult } from "../contract.js";
 import type { RunCgroupReport } from "../enforced-limits.js";
 import { MAX_ARGUMENTS_JSON_BYTES } from "../local-runner.js";
 import { interrupted } from "../process-group.js";
+import type { CheckedWorkspace } from "../workspace/workspace.js";
 import { type BwrapRun, bwrapRunArguments, encodeArguments, runCommand } from "./bwrap-arguments.js";
 import { type CgroupSupport, hostCgroupSupport } from "./cgroup-detect.js";
 import { type BwrapFeatures, chainDeathSignal, sandboxTools, shellIsDash } from "./host-tools.js";
@@ -80,6 +81,11 @@ export interface SandboxRunRequest {
    * up before it answers.
    */
   readonly pool?: SandboxPool;
+  /**
+   * The project folder, checked by the router: bound at its own path (writable only for
+   * `write`) and the script's working folder. Without it the script starts in `/tmp`.
+   */
+  readonly workspace?: CheckedWorkspace;
 }
 
 /** How a run uses cgroups: see {@link SandboxRunRequest.cgroups}. */
@@ -133,12 +139,14 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
     : { uid: process.getuid?.() ?? SANDBOX_UID, gid: process.getgid?.() ?? SANDBOX_GID };
   const sources = resolveSources(request, identity, script);
   if (!sources.ok) return sources.refusal;
+  const workspace = request.workspace;
 
   const pool = request.pool;
   let launch: PreparedLaunch | undefined;
   let reusable: LaunchShape | undefined;
   try {
-    const throughPortal = sources.skill.portal || sources.socket?.portal === true;
+    const throughPortal =
+      sources.skill.portal || sources.socket?.portal === true || sources.workspace?.portal === true;
     const resources = sandboxResources(request.limits);
     // Joining cgroups while the sandbox starts needs bubblewrap to hold it (--block-fd).
     const support: CgroupSupport =
@@ -180,6 +188,16 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
       command: request.command,
       scriptInside,
       interpreter,
+      ...(workspace !== undefined
+        ? {
+            workspace: {
+              source: workspace.source,
+              path: workspace.path,
+              writable: workspace.access === "write",
+              readOnlyFiles: workspace.readOnlyFiles,
+            },
+          }
+        : {}),
     };
     const prestarted =
       reusable !== undefined && pool !== undefined ? await takeReady(pool, reusable.key) : undefined;
@@ -200,6 +218,9 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
       ...(targets !== undefined && sources.skill.portal ? { skillSource: targets.skill } : {}),
       ...(targets !== undefined && sources.socket?.portal === true
         ? { proxySocketSource: targets.socket }
+        : {}),
+      ...(targets !== undefined && sources.workspace?.portal === true && run.workspace !== undefined
+        ? { workspace: { ...run.workspace, source: targets.workspace } }
         : {}),
     };
     const cgroupReport = cgroupReportOf(support, current);
@@ -222,6 +243,7 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
             portal: portalSources(
               sources.skill.portal ? sources.skill.path : undefined,
               sources.socket?.portal === true ? sources.socket.path : undefined,
+              sources.workspace?.portal === true ? sources.workspace.path : undefined,
             ),
           }
         : {}),

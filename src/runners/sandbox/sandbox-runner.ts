@@ -9,6 +9,7 @@ import type { ProxyRefusal } from "../proxy/index.js";
 import { startDomainProxy } from "../proxy/index.js";
 import { refusal } from "../refusal.js";
 import type { SnapshotStore } from "../snapshot.js";
+import { uncheckedWorkspace } from "../workspace/prepare.js";
 import type { CgroupSupport } from "./cgroup-detect.js";
 import { sandboxTools } from "./host-tools.js";
 import type { SandboxResources } from "./limits.js";
@@ -109,6 +110,8 @@ export class SandboxRunner implements Runner {
   async run(request: RunRequest): Promise<SandboxRunResult> {
     const refused = this.admit(request);
     if (refused !== undefined) return refused;
+    if (request.workspace !== undefined && request.checkedWorkspace === undefined)
+      return uncheckedWorkspace(request);
     const snapshot = this.#verified(request);
     if (!snapshot.ok) return snapshot.refusal;
     try {
@@ -173,6 +176,7 @@ export class SandboxRunner implements Runner {
         ...(this.#pool !== undefined && !this.#pool.closed ? { pool: this.#pool } : {}),
         ...(request.signal !== undefined ? { signal: request.signal } : {}),
         ...(request.onOutput !== undefined ? { onOutput: request.onOutput } : {}),
+        ...(request.checkedWorkspace !== undefined ? { workspace: request.checkedWorkspace } : {}),
       });
       if (result.limits !== undefined) this.#options.onLimits?.(request.skill, result.limits, request.call);
       return result;
