@@ -1,7 +1,10 @@
+import { isPlainObject } from "../core/safe-json.js";
 import type { CallStatus } from "../observe/events.js";
 import { type Logger, silentLogger } from "../observe/logger.js";
 import type { ApprovalAnswer, ApprovalRequest } from "../policy/approvals.js";
 import type { RunResult } from "../runners/contract.js";
+import { MAX_ARGUMENT_TEXT_BYTES } from "../tools/arguments.js";
+import { ARGV_TEXTS } from "../tools/call-texts.js";
 import { bootstrapSkillgate } from "./bootstrap.js";
 import type { SkillgateOptions } from "./skillgate.js";
 
@@ -20,6 +23,11 @@ export interface RunSkillScriptInput {
   readonly argumentsText?: string;
   /** A top-level `node`, as a model may send next to `arguments`. */
   readonly node?: string;
+  /**
+   * Command-line arguments for the script (`skillgate run … -- ARG...`), put into the arguments
+   * as their `argv`. Refused when `argumentsText` holds an `argv` too (see {@link ARGV_TWICE}).
+   */
+  readonly argv?: readonly string[];
   readonly approval: ApprovalMode;
   /** Puts an ask to the person (for `ask`): true approves once. Without it an ask is declined. */
   readonly ask?: (request: ApprovalRequest) => Promise<boolean>;
@@ -104,7 +112,10 @@ export async function runSkillScript(
       ...(input.workspace !== undefined ? { workspace: input.workspace } : {}),
     });
     const call: Record<string, unknown> = { skill: input.skill, script: input.script };
-    if (input.argumentsText !== undefined) call.arguments = input.argumentsText;
+    const callArguments = argumentsWithArgv(input.argumentsText, input.argv);
+    if (callArguments === ARGV_TWICE)
+      return { status: "refused", text: ARGV_TWICE, unanswerable, exitCode: exitCodeFor("refused") };
+    if (callArguments !== undefined) call.arguments = callArguments;
     if (input.node !== undefined) call.node = input.node;
     const answer = await turn.call("run_skill_script", call);
     return {
@@ -117,6 +128,34 @@ export async function runSkillScript(
   } finally {
     skillgate.close();
   }
+}
+
+/** The refusal when the command-line arguments are given both in `--args` and after `--`. */
+export const ARGV_TWICE = ARGV_TEXTS.twice().message;
+
+/**
+ * The call's `arguments`: the text as given, or, with an argv, the object the text holds with
+ * `argv` added (`null` is `{}`, as the tool reads it). Text the tool would refuse anyway (not
+ * JSON, an array, a number, a quoted string, over the text limit) is passed unchanged, so the
+ * refusal is the tool's own exact message. {@link ARGV_TWICE} when the object has an `argv`.
+ */
+function argumentsWithArgv(
+  text: string | undefined,
+  argv: readonly string[] | undefined,
+): string | Record<string, unknown> | typeof ARGV_TWICE | undefined {
+  if (argv === undefined) return text;
+  if (text === undefined) return { argv };
+  if (Buffer.byteLength(text, "utf8") > MAX_ARGUMENT_TEXT_BYTES) return text;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  if (parsed === null) return { argv };
+  if (!isPlainObject(parsed)) return text;
+  if (Object.hasOwn(parsed, "argv")) return ARGV_TWICE;
+  return { ...parsed, argv };
 }
 
 /**

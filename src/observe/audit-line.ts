@@ -1,5 +1,5 @@
 import { isPlainObject } from "../core/safe-json.js";
-import type { AuditEvent } from "./events.js";
+import { type AuditEvent, MAX_AUDIT_ARGV_ITEMS } from "./events.js";
 
 /**
  * One audit event as one line of JSON, and back. Only the fields of {@link AuditEvent} are
@@ -30,6 +30,7 @@ export const AUDIT_FIELDS = [
   "workspace",
   "path",
   "change",
+  "argv",
 ] as const satisfies readonly (keyof AuditEvent)[];
 
 /** The longest text field written, in UTF-16 units; longer values are cut (ids and names are short). */
@@ -53,6 +54,11 @@ export function serialiseAuditEvent(event: AuditEvent): string {
       };
     } else if (field === "latencyMs" || field === "port") {
       if (typeof value === "number" && Number.isFinite(value)) line[field] = Math.round(value);
+    } else if (field === "argv") {
+      if (Array.isArray(value))
+        line.argv = value
+          .slice(0, MAX_AUDIT_ARGV_ITEMS)
+          .map((item: unknown) => (typeof item === "string" ? clip(item) : ""));
     } else if (typeof value === "string") {
       line[field] = clip(value);
     }
@@ -103,6 +109,8 @@ function parseEvent(line: string): AuditEvent | undefined {
     if (field === "scope") event.scope = { kind: scope.kind, id: scope.id };
     else if (field === "latencyMs" || field === "port") {
       if (typeof value === "number") event[field] = value;
+    } else if (field === "argv") {
+      if (Array.isArray(value) && value.every((item) => typeof item === "string")) event.argv = value;
     } else if (typeof value === "string") event[field] = value;
   }
   return event as unknown as AuditEvent;

@@ -66,7 +66,15 @@ export interface AuditEvent {
   readonly path?: string;
   /** For `workspace-changed`: what happened to `path`. */
   readonly change?: "created" | "changed" | "deleted";
+  /**
+   * For `tool-call-classified` of a script run: the command-line arguments it passes (the
+   * first {@link MAX_AUDIT_ARGV_ITEMS}, each cut like every text field; see docs/audit.md).
+   */
+  readonly argv?: readonly string[];
 }
+
+/** The most argv items an audit line keeps. */
+export const MAX_AUDIT_ARGV_ITEMS = 64;
 
 /** Where audit events go. The audit log implements it; tests may collect in memory. */
 export interface AuditSink {

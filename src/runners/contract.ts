@@ -29,8 +29,17 @@ export interface RunRequest {
   /** Relative to the skill folder, e.g. `scripts/run.py`. */
   readonly script: string;
   readonly language: ScriptLanguage;
-  /** Normalised and schema-checked arguments: the script gets them as JSON on stdin and in SKILLGATE_SKILL_ARGS. */
+  /**
+   * Normalised and schema-checked arguments without `argv`: the script gets them as JSON on
+   * stdin and in SKILLGATE_SKILL_ARGS.
+   */
   readonly arguments: { readonly [key: string]: JsonValue };
+  /**
+   * The script's command-line arguments, put after the script's path on the interpreter's
+   * command line (docs/running-scripts.md, "Arguments"). Absent or empty: none. Runners
+   * check it again ({@link RunRefusalCode} `invalid_argv`).
+   */
+  readonly argv?: readonly string[];
   readonly limits: RunLimits;
   readonly signal?: AbortSignal;
   /** The tool call this run serves, so what happens during it (a refused connection) joins that call's audit trail. */
@@ -113,6 +122,7 @@ export type RunRefusalCode =
   | "snapshot_failed"
   | "language_unavailable"
   | "arguments_too_large"
+  | "invalid_argv"
   | "invalid_script"
   | "not_trusted"
   | "runner_unavailable";

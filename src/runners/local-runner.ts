@@ -8,6 +8,7 @@ import { checkLanguage, type LanguageOptions, scriptCommand } from "./languages.
 import { runInProcessGroup } from "./process-group.js";
 import { refusal } from "./refusal.js";
 import { runsFolders } from "./runs-folder.js";
+import { checkRunArgv, withScriptArgv } from "./script-argv.js";
 import { SnapshotStore } from "./snapshot.js";
 import { uncheckedWorkspace } from "./workspace/prepare.js";
 
@@ -41,8 +42,8 @@ export interface LocalRunnerOptions {
  * script can read and write what the host user can. What it does guarantee: the script
  * runs from the verified snapshot, never the live folder; in a process group of its own;
  * with a cleared environment (PATH, LANG, TZ, HOME set to a fresh work folder,
- * SKILLGATE_SKILL_ARGS, SKILLGATE_SKILL_NAME, SKILLGATE_SKILL_DIR); stdin holds only the
- * arguments JSON; output is capped; the timeout and an abort kill the whole group; the
+ * SKILLGATE_SKILL_ARGS, SKILLGATE_SKILL_NAME, SKILLGATE_SKILL_DIR); the request's argv follows the script's path on
+ * the interpreter's command line; stdin holds only the arguments JSON; output is capped; the timeout and an abort kill the whole group; the
  * work folder is removed afterwards; and nothing of the group is left running.
  */
 export class LocalRunner implements Runner {
@@ -78,6 +79,8 @@ export class LocalRunner implements Runner {
         "arguments_too_large",
         `the arguments are over ${MAX_ARGUMENTS_JSON_BYTES / 1024} KiB as JSON, more than a script can be given; send smaller arguments.`,
       );
+    const badArgv = checkRunArgv(request.argv, request.script);
+    if (badArgv !== undefined) return badArgv;
     const snapshot = this.#verified(request);
     if (!snapshot.ok) return snapshot.refusal;
     try {
@@ -113,10 +116,11 @@ export class LocalRunner implements Runner {
     try {
       const command = await scriptCommand(request.language, file, work, this.#options.languages);
       if (!command.ok) return command.refusal;
+      const commandLine = withScriptArgv(request.language, command.command, request.argv);
       const host = this.#options.environment ?? process.env;
       return await runInProcessGroup({
-        command: command.command.command,
-        args: command.command.args,
+        command: commandLine.command,
+        args: commandLine.args,
         // In the workspace when there is one, as the user's shell would run it; HOME stays private.
         cwd: request.checkedWorkspace?.path ?? work,
         env: {

@@ -107,9 +107,23 @@ function isSafeScriptPath(path: string): boolean {
 const NODE_PROPERTY: JsonSchema = { type: "string", description: "The managed server to run on, by name." };
 
 /**
+ * `argv` in every mode's default schema: the script's command-line arguments, passed after its
+ * path (docs/running-scripts.md, "Arguments"). A declared schema is taken as written: it lists
+ * `argv` itself when its scripts take one (and one with `additionalProperties: false` that
+ * does not list it refuses an `argv`).
+ */
+export const ARGV_PROPERTY: JsonSchema = {
+  type: "array",
+  items: { type: "string" },
+  description:
+    'Command-line arguments for the script, passed after its path, as its instructions show them: "scripts/check.py input.pdf" is {"argv": ["input.pdf"]}.',
+};
+
+/**
  * The schema a script's arguments are checked against: the declared one for that script
- * (or the shared one), else the execution mode's default. A `node` skill always requires
- * a `node` string; a declared schema gets it added.
+ * (or the shared one), else the execution mode's default, which has an optional `argv`
+ * ({@link ARGV_PROPERTY}; the sandbox's also an optional `node`). A `node` skill always
+ * requires a `node` string; a declared schema gets it added.
  */
 export function effectiveSchema(
   declared: ParametersSchema,
@@ -122,10 +136,12 @@ export function effectiveSchema(
       : declared.kind === "per-script"
         ? declared.schemas[scriptPath]
         : undefined;
-  if (execution === "node") return withRequiredNode(own ?? { type: "object" });
+  if (execution === "node")
+    return withRequiredNode(own ?? { type: "object", properties: { argv: ARGV_PROPERTY } });
   if (own !== undefined) return own;
-  if (execution === "sandbox") return { type: "object", properties: { node: NODE_PROPERTY } };
-  return { type: "object" };
+  if (execution === "sandbox")
+    return { type: "object", properties: { argv: ARGV_PROPERTY, node: NODE_PROPERTY } };
+  return { type: "object", properties: { argv: ARGV_PROPERTY } };
 }
 
 function withRequiredNode(schema: JsonSchema): JsonSchema {

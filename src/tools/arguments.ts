@@ -1,5 +1,7 @@
 import { isForbiddenKey, isPlainObject, type JsonValue } from "../core/safe-json.js";
+import { argvProblem, MAX_SCRIPT_ARGV_BYTES, MAX_SCRIPT_ARGV_ITEMS } from "../runners/script-argv.js";
 import type { ExecutionMode } from "../skill/governance.js";
+import { ARGV_TEXTS, type ArgvRefusal, type ArgvRefusalCode } from "./call-texts.js";
 
 /** The most text a model may send as arguments before it is refused unread: 32 KiB. */
 export const MAX_ARGUMENT_TEXT_BYTES = 32 * 1024;
@@ -16,11 +18,17 @@ export type NormalisedArguments =
       readonly arguments: { readonly [key: string]: JsonValue };
       readonly repairs: readonly ArgumentRepair[];
     }
-  | { readonly ok: false; readonly message: string };
+  | {
+      readonly ok: false;
+      readonly message: string;
+      /** For a refused `argv`: its stable code (the audit's `errorKind`). */
+      readonly code?: ArgvRefusalCode;
+    };
 
 /** The messages, exactly; a model and the tests rely on them. */
 export const ARGUMENT_MESSAGES = {
-  array: 'HOST: arguments was an array; send an object with a "node" key.',
+  array:
+    'HOST: arguments was an array; send an object with a "node" key, and the script\'s command-line arguments as its "argv" list, such as {"argv": ["input.pdf"]}.',
   number: "HOST: arguments was a number; send a JSON object.",
   boolean: "HOST: arguments was a boolean; send a JSON object.",
   notJson: "HOST: arguments was a string that isn't valid JSON; send a JSON object, not a quoted string.",
@@ -36,8 +44,9 @@ export const ARGUMENT_MESSAGES = {
 /**
  * Reads a `run_skill_script` call's arguments once, before any runner (docs/tools.md, "Script
  * arguments"): an object passes; text holding an object is parsed (at most 32 KiB) and
- * used; a top-level `node` moves inside; `null` or nothing is `{}`; everything else is a
- * `HOST:` refusal. Keys that could pollute prototypes (`__proto__`, `constructor`,
+ * used; a top-level `node` moves inside; `null` or nothing is `{}`; an `argv` must be a list
+ * of strings the runners can pass (see runners/script-argv.ts; refused with an `argv_*` code);
+ * everything else is a `HOST:` refusal. Keys that could pollute prototypes (`__proto__`, `constructor`,
  * `prototype`) are dropped at every depth, and numbers that do not fit a double become null.
  *
  * @param raw the `arguments` value as the model sent it
@@ -71,7 +80,31 @@ export function normaliseArguments(
   const merged = mergeNode(clean, topLevelNode, repairs);
   if (typeof merged === "string") return refuse(merged);
   if (execution === "node" && merged.node === undefined) return refuse(ARGUMENT_MESSAGES.missingNode);
+  if (merged.argv !== undefined) {
+    const refused = argvRefusal(merged.argv);
+    if (refused !== undefined) return { ok: false, message: refused.message, code: refused.code };
+  }
   return { ok: true, arguments: merged, repairs };
+}
+
+/** The refusal of an `arguments.argv` the runners could not pass, or `undefined`. */
+function argvRefusal(argv: JsonValue): ArgvRefusal | undefined {
+  const problem = argvProblem(argv);
+  if (problem === undefined) return undefined;
+  switch (problem.kind) {
+    case "not_list":
+      return ARGV_TEXTS.notList();
+    case "not_text":
+      return ARGV_TEXTS.notText(problem.index, problem.type);
+    case "not_unicode":
+      return ARGV_TEXTS.notUnicode(problem.index);
+    case "nul":
+      return ARGV_TEXTS.nul(problem.index);
+    case "too_many":
+      return ARGV_TEXTS.tooMany(problem.count, MAX_SCRIPT_ARGV_ITEMS);
+    case "too_long":
+      return ARGV_TEXTS.tooLong(problem.bytes, MAX_SCRIPT_ARGV_BYTES);
+  }
 }
 
 function mergeNode(

@@ -131,6 +131,7 @@ export class Broker {
           tool: tool.name,
           tier: subject.tier,
           ...skillFields(subject),
+          ...(type === "tool-call-classified" && subject.argv !== undefined ? { argv: subject.argv } : {}),
           ...extra,
         }),
     };

@@ -147,3 +147,69 @@ export function errorKind(error: unknown): string {
   if (isSkillgateError(error)) return error.code;
   return error instanceof Error ? error.name : "unknown";
 }
+
+/**
+ * The stable codes of a refused `arguments.argv` (docs/tools.md, "Command-line arguments"): the
+ * audit's `errorKind` of the call, and the end of its {@link ARGV_TEXTS} text.
+ */
+export type ArgvRefusalCode =
+  | "argv_not_list"
+  | "argv_not_text"
+  | "argv_not_unicode"
+  | "argv_nul"
+  | "argv_too_many"
+  | "argv_too_long"
+  | "argv_twice";
+
+/** A refusal of `arguments.argv`: its `HOST:` text, ending in its code in brackets, and the code. */
+export interface ArgvRefusal {
+  readonly code: ArgvRefusalCode;
+  readonly message: string;
+}
+
+function argvRefusal(code: ArgvRefusalCode, text: string): ArgvRefusal {
+  return { code, message: `HOST: ${text} [${code}]` };
+}
+
+/** What the model is told when `arguments.argv` cannot be passed to the script, exactly. */
+export const ARGV_TEXTS = {
+  notList: () =>
+    argvRefusal(
+      "argv_not_list",
+      'arguments.argv must be a list of strings, the script\'s command-line arguments, such as {"argv": ["input.pdf"]}.',
+    ),
+  notText: (index: number, type: string) =>
+    argvRefusal(
+      "argv_not_text",
+      `arguments.argv[${index}] is ${aJsonType(type)}; every item must be a string, such as "10" for 10.`,
+    ),
+  notUnicode: (index: number) =>
+    argvRefusal("argv_not_unicode", `arguments.argv[${index}] is not valid Unicode text; send plain text.`),
+  nul: (index: number) =>
+    argvRefusal(
+      "argv_nul",
+      `arguments.argv[${index}] holds a NUL character, which a command-line argument cannot hold; remove it.`,
+    ),
+  tooMany: (count: number, limit: number) =>
+    argvRefusal(
+      "argv_too_many",
+      `arguments.argv has ${count} items; a script takes at most ${limit}. Send fewer, or pass a file that lists them.`,
+    ),
+  tooLong: (bytes: number, limit: number) =>
+    argvRefusal(
+      "argv_too_long",
+      `arguments.argv holds ${bytes} bytes; a script takes at most ${limit / 1024} KiB of command-line arguments. Send less, or pass a file that holds it.`,
+    ),
+  /** `skillgate run` given an argv in `--args` and arguments after `--` too. */
+  twice: () =>
+    argvRefusal(
+      "argv_twice",
+      'the arguments hold an "argv" and command-line arguments follow --; give them one way, not both.',
+    ),
+} as const;
+
+/** A JSON type with its article: "a number", "an array", "null". */
+function aJsonType(type: string): string {
+  if (type === "null") return "null";
+  return `${/^[aeiou]/.test(type) ? "an" : "a"} ${type}`;
+}

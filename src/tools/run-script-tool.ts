@@ -1,10 +1,11 @@
+import type { JsonValue } from "../core/safe-json.js";
 import type { CallStatus } from "../observe/events.js";
 import { DEFAULT_RUN_LIMITS, type RunLimits, type Runner, type RunResult } from "../runners/contract.js";
 import { describeWorkspaceChanges, noChanges } from "../runners/workspace/changes.js";
 import type { RunWorkspace } from "../runners/workspace/workspace.js";
 import { hashSkillFolder } from "../skill/content-hash.js";
 import { type Governance, workspaceAccessOf } from "../skill/governance.js";
-import { effectiveSchema, type JsonSchema } from "../skill/parameters-schema.js";
+import { ARGV_PROPERTY, effectiveSchema, type JsonSchema } from "../skill/parameters-schema.js";
 import { listSkillScripts, type SkillScript } from "../skill/scripts.js";
 import type { Skill } from "../skill/skill.js";
 import { type ArgumentRepair, normaliseArguments } from "./arguments.js";
@@ -34,7 +35,10 @@ export interface RunScriptInput {
   readonly skill: Skill;
   readonly hash: string;
   readonly script: SkillScript;
-  readonly arguments: Record<string, import("../core/safe-json.js").JsonValue>;
+  /** The arguments object without `argv`: what the script reads as JSON. */
+  readonly arguments: Record<string, JsonValue>;
+  /** `arguments.argv`, taken out: what follows the script's path on its command line. */
+  readonly argv?: readonly string[];
   /** The workspace the run gets, and how; left out when the turn has none or the skill says `none`. */
   readonly workspace?: RunWorkspace;
 }
@@ -51,7 +55,9 @@ const inputSchema: JsonSchema = {
     },
     arguments: {
       type: "object",
-      description: "The script's arguments: a JSON object matching the schema load_skill showed.",
+      properties: { argv: ARGV_PROPERTY },
+      description:
+        'The script\'s arguments: a JSON object matching the schema load_skill showed. Command-line arguments go in its "argv" list; the rest reaches the script as JSON.',
     },
     node: {
       type: "string",
@@ -79,6 +85,7 @@ export function runScriptTool(environment: RunScriptEnvironment): ToolDefinition
       "Run one of a skill's scripts. Read the skill with load_skill first: it lists the scripts and the JSON Schema of their arguments. " +
       'Send {"skill": "NAME", "script": "scripts/FILE", "arguments": {...}} with arguments as a JSON object, for example ' +
       '{"skill": "json-tools", "script": "scripts/json_tools.py", "arguments": {"action": "validate", "text": "{\\"a\\": 1}"}}. ' +
+      'A script its instructions call as "python scripts/check.py input.pdf" takes {"argv": ["input.pdf"]} in arguments. ' +
       "A person may be asked to approve the run first. The answer is the exit code and the script's output; lines starting with HOST: come from skillgate, not the script.",
     inputSchema,
     prepare: (raw) => prepareRun(environment, raw),
@@ -92,6 +99,7 @@ export function runScriptTool(environment: RunScriptEnvironment): ToolDefinition
         language: input.script.language,
         arguments: input.arguments,
         ...(input.workspace !== undefined ? { workspace: input.workspace } : {}),
+        ...(input.argv !== undefined ? { argv: input.argv } : {}),
         allowedDomains: input.skill.governance.allowedDomains,
         network: input.skill.governance.network,
         limits: environment.limits ?? DEFAULT_RUN_LIMITS,
@@ -163,10 +171,16 @@ function prepareRun(environment: RunScriptEnvironment, raw: unknown): PreparedCa
     skill: skill.name,
     hash: hashed.hash,
     skillRunnable: true,
-    summary: `run ${script.path} of ${skill.name} (${execution})${workspaceSummary(workspace)}`,
+    summary: `run ${script.path} of ${skill.name} (${execution})`,
   };
   const normalised = normaliseArguments(shape.input.arguments, shape.input.node, execution);
-  if (!normalised.ok) return { ok: false, message: normalised.message, subject };
+  if (!normalised.ok)
+    return {
+      ok: false,
+      message: normalised.message,
+      subject,
+      ...(normalised.code !== undefined ? { code: normalised.code } : {}),
+    };
   if (normalised.repairs.length > 0)
     environment.onArgumentRepair?.({ skill: skill.name, script: script.path, repairs: normalised.repairs });
   const checked = checkAgainstSchema(
@@ -175,17 +189,34 @@ function prepareRun(environment: RunScriptEnvironment, raw: unknown): PreparedCa
     "arguments",
   );
   if (!checked.ok) return { ok: false, message: checked.message, subject };
+  const { argv, ...rest } = normalised.arguments;
+  // Checked by normaliseArguments: a list of strings the runners can pass.
+  const commandLine = argv as readonly string[] | undefined;
   return {
     ok: true,
     input: {
       skill,
       hash: hashed.hash,
       script,
-      arguments: { ...normalised.arguments },
+      arguments: rest,
+      ...(commandLine !== undefined ? { argv: commandLine } : {}),
       ...(workspace !== undefined ? { workspace } : {}),
     },
-    subject,
+    subject: {
+      ...subject,
+      ...(commandLine !== undefined ? { argv: commandLine } : {}),
+      summary: `${commandLine !== undefined ? withArgv(subject.summary, commandLine) : subject.summary}${workspaceSummary(workspace)}`,
+    },
   };
+}
+
+/**
+ * The summary a person is asked about, with the command line the script gets: each item as
+ * JSON text, so spaces, quotes and empty items are unambiguous. The JSON arguments stay out
+ * of it, as before; the argv is shown because it is what runs.
+ */
+function withArgv(summary: string, argv: readonly string[]): string {
+  return argv.length === 0 ? summary : `${summary} with argv ${JSON.stringify(argv)}`;
 }
 
 /** The workspace a run of this skill gets: none, read-only or writable (docs/running-scripts.md, "The workspace"). */

@@ -12,8 +12,13 @@ export interface CallSubject {
   readonly hash?: string;
   readonly skillRunnable?: boolean;
   readonly draftTargetLocked?: boolean;
-  /** What will happen, in words for an approval request (never argument contents). */
+  /**
+   * What will happen, in words for an approval request: never the JSON arguments' contents;
+   * a script's argv, being its command line, is part of what runs and is shown.
+   */
   readonly summary: string;
+  /** The command-line arguments a script run passes, for the audit (`argv` on its events). */
+  readonly argv?: readonly string[];
   /**
    * Made only when a person is about to be asked: what exactly they approve (edit_skill's
    * plan and its diff). A failure refuses the call with its message.
@@ -39,7 +44,13 @@ export interface ApprovalDetail {
 /** A prepared call: the input after normalisation and validation, and what it is about. */
 export type PreparedCall<Input> =
   | { readonly ok: true; readonly input: Input; readonly subject: CallSubject }
-  | { readonly ok: false; readonly message: string; readonly subject?: CallSubject };
+  | {
+      readonly ok: false;
+      readonly message: string;
+      readonly subject?: CallSubject;
+      /** A stable code for the refusal (the audit's `errorKind`); default `invalid_input`. */
+      readonly code?: string;
+    };
 
 /**
  * A tool a model can call. `prepare` reads the raw input once (normalising and

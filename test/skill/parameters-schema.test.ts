@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { readGovernance } from "../../src/skill/governance.js";
 import { loadSkillFolder } from "../../src/skill/load-skill.js";
 import {
+  ARGV_PROPERTY,
   compactSchema,
   effectiveSchema,
   type ParametersSchema,
@@ -10,6 +11,7 @@ import {
 import { skillFolder, skillText } from "./skill-folders.js";
 
 const NODE = { type: "string", description: "The managed server to run on, by name." };
+const ARGV = ARGV_PROPERTY;
 
 function loadSchema(metadataLines: string) {
   const text = skillText(`name: args\ndescription: d\nmetadata:\n${metadataLines}`);
@@ -125,10 +127,10 @@ describe("effectiveSchema (docs/skills.md, Governance keys: the mode's default)"
     schema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
   };
 
-  it("node, nothing declared: an object with a required node string", () => {
+  it("node, nothing declared: an object with a required node string and an optional argv", () => {
     expect(effectiveSchema(none, "node", "scripts/a.sh")).toEqual({
       type: "object",
-      properties: { node: NODE },
+      properties: { argv: ARGV, node: NODE },
       required: ["node"],
     });
   });
@@ -150,18 +152,25 @@ describe("effectiveSchema (docs/skills.md, Governance keys: the mode's default)"
     });
   });
 
-  it('queue, nothing declared: {"type":"object"}', () => {
-    expect(compactSchema(effectiveSchema(none, "queue", "scripts/a.sh"))).toBe('{"type":"object"}');
+  it("queue, nothing declared: an object with an optional argv, a list of strings", () => {
+    expect(effectiveSchema(none, "queue", "scripts/a.sh")).toEqual({
+      type: "object",
+      properties: { argv: ARGV },
+    });
+    expect(ARGV).toMatchObject({ type: "array", items: { type: "string" } });
   });
 
-  it("sandbox, nothing declared: an object with an optional node string", () => {
+  it("sandbox, nothing declared: an object with an optional argv and an optional node string", () => {
     const schema = effectiveSchema(none, "sandbox", "scripts/a.sh");
-    expect(schema).toEqual({ type: "object", properties: { node: NODE } });
+    expect(schema).toEqual({ type: "object", properties: { argv: ARGV, node: NODE } });
     expect(schema.required).toBeUndefined();
   });
 
-  it('local, nothing declared: {"type":"object"}', () => {
-    expect(compactSchema(effectiveSchema(none, "local", "scripts/a.sh"))).toBe('{"type":"object"}');
+  it("local, nothing declared: an object with an optional argv", () => {
+    expect(effectiveSchema(none, "local", "scripts/a.sh")).toEqual({
+      type: "object",
+      properties: { argv: ARGV },
+    });
   });
 
   it("a declared schema is used as it is outside node mode", () => {
@@ -181,10 +190,13 @@ describe("effectiveSchema (docs/skills.md, Governance keys: the mode's default)"
       type: "object",
       properties: { strict: { type: "boolean" } },
     });
-    expect(effectiveSchema(perScript, "queue", "scripts/other.py")).toEqual({ type: "object" });
+    expect(effectiveSchema(perScript, "queue", "scripts/other.py")).toEqual({
+      type: "object",
+      properties: { argv: ARGV },
+    });
     expect(effectiveSchema(perScript, "node", "scripts/other.py")).toEqual({
       type: "object",
-      properties: { node: NODE },
+      properties: { argv: ARGV, node: NODE },
       required: ["node"],
     });
   });

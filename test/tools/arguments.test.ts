@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { ARGUMENT_MESSAGES, MAX_ARGUMENT_TEXT_BYTES, normaliseArguments } from "../../src/tools/arguments.js";
 
+const ARRAY =
+  'HOST: arguments was an array; send an object with a "node" key, and the script\'s command-line arguments as its "argv" list, such as {"argv": ["input.pdf"]}.';
+
 describe("run_skill_script arguments (docs/tools.md, Script arguments)", () => {
   const rows: Array<[string, unknown, unknown, "node" | "sandbox" | "queue", unknown]> = [
     [
@@ -17,20 +20,8 @@ describe("run_skill_script arguments (docs/tools.md, Script arguments)", () => {
       "node",
       { ok: true, arguments: { node: "lab01", n: 1 }, repairs: ["string"] },
     ],
-    [
-      "an array value",
-      ["a"],
-      undefined,
-      "node",
-      { ok: false, message: 'HOST: arguments was an array; send an object with a "node" key.' },
-    ],
-    [
-      "text holding an array",
-      '["a"]',
-      undefined,
-      "sandbox",
-      { ok: false, message: 'HOST: arguments was an array; send an object with a "node" key.' },
-    ],
+    ["an array value", ["a"], undefined, "node", { ok: false, message: ARRAY }],
+    ["text holding an array", '["a"]', undefined, "sandbox", { ok: false, message: ARRAY }],
     [
       "a number",
       42,
@@ -151,6 +142,20 @@ describe("run_skill_script arguments (docs/tools.md, Script arguments)", () => {
       },
     ],
     [
+      "an argv passes with the rest, for the tool to take apart",
+      '{"argv":["input.pdf","-o","out"],"n":1}',
+      undefined,
+      "sandbox",
+      { ok: true, arguments: { argv: ["input.pdf", "-o", "out"], n: 1 }, repairs: ["string"] },
+    ],
+    [
+      "an argv next to a node",
+      { node: "lab01", argv: [] },
+      undefined,
+      "node",
+      { ok: true, arguments: { node: "lab01", argv: [] }, repairs: [] },
+    ],
+    [
       "a sandbox skill needs no node",
       { path: "/x" },
       undefined,
@@ -168,6 +173,92 @@ describe("run_skill_script arguments (docs/tools.md, Script arguments)", () => {
       const text = typeof message === "function" ? message("a", "b") : message;
       expect(text.startsWith("HOST: ")).toBe(true);
     }
+  });
+});
+
+describe("hostile argv (docs/tools.md, Command-line arguments)", () => {
+  const rows: Array<[string, unknown, string, string]> = [
+    [
+      "argv as one string",
+      "input.pdf out.pdf",
+      "argv_not_list",
+      'HOST: arguments.argv must be a list of strings, the script\'s command-line arguments, such as {"argv": ["input.pdf"]}. [argv_not_list]',
+    ],
+    [
+      "argv as an object",
+      { 0: "a" },
+      "argv_not_list",
+      'HOST: arguments.argv must be a list of strings, the script\'s command-line arguments, such as {"argv": ["input.pdf"]}. [argv_not_list]',
+    ],
+    [
+      "a number in argv",
+      ["-n", 10],
+      "argv_not_text",
+      'HOST: arguments.argv[1] is a number; every item must be a string, such as "10" for 10. [argv_not_text]',
+    ],
+    [
+      "null in argv",
+      [null],
+      "argv_not_text",
+      'HOST: arguments.argv[0] is null; every item must be a string, such as "10" for 10. [argv_not_text]',
+    ],
+    [
+      "a list in argv",
+      [["a"]],
+      "argv_not_text",
+      'HOST: arguments.argv[0] is an array; every item must be a string, such as "10" for 10. [argv_not_text]',
+    ],
+    [
+      "an object in argv",
+      [{}],
+      "argv_not_text",
+      'HOST: arguments.argv[0] is an object; every item must be a string, such as "10" for 10. [argv_not_text]',
+    ],
+    [
+      "a NUL in an item",
+      ["ok", "a\u0000--evil"],
+      "argv_nul",
+      "HOST: arguments.argv[1] holds a NUL character, which a command-line argument cannot hold; remove it. [argv_nul]",
+    ],
+    [
+      "a lone surrogate",
+      ["\ud800"],
+      "argv_not_unicode",
+      "HOST: arguments.argv[0] is not valid Unicode text; send plain text. [argv_not_unicode]",
+    ],
+    [
+      "too many items",
+      Array.from({ length: 257 }, () => "x"),
+      "argv_too_many",
+      "HOST: arguments.argv has 257 items; a script takes at most 256. Send fewer, or pass a file that lists them. [argv_too_many]",
+    ],
+    [
+      "too many bytes",
+      ["a".repeat(20_000), "b".repeat(20_000)],
+      "argv_too_long",
+      "HOST: arguments.argv holds 40000 bytes; a script takes at most 32 KiB of command-line arguments. Send less, or pass a file that holds it. [argv_too_long]",
+    ],
+  ];
+
+  it.each(rows)("%s", (_title, argv, code, message) => {
+    for (const execution of ["sandbox", "local", "queue"] as const)
+      expect(normaliseArguments({ argv, n: 1 }, undefined, execution)).toEqual({ ok: false, message, code });
+  });
+
+  it("the same refusals for argv inside arguments sent as text", () => {
+    expect(normaliseArguments('{"argv":["a\\u0000"]}', undefined, "sandbox")).toMatchObject({
+      ok: false,
+      code: "argv_nul",
+    });
+    expect(normaliseArguments('{"argv":"a"}', undefined, "sandbox")).toMatchObject({
+      ok: false,
+      code: "argv_not_list",
+    });
+  });
+
+  it("a bare array of strings, argv sent the wrong way, is refused naming argv", () => {
+    expect(normaliseArguments(["input.pdf"], undefined, "sandbox")).toEqual({ ok: false, message: ARRAY });
+    expect(ARRAY).toContain('"argv"');
   });
 });
 

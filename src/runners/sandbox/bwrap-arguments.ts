@@ -72,6 +72,8 @@ export interface BwrapRun {
   /** The interpreter's argv (absolute paths under `/usr`), then the script inside the sandbox. */
   readonly command: readonly string[];
   readonly scriptInside: string;
+  /** The script's own command-line arguments, after its path (checked: no NUL, bounded). */
+  readonly argv?: readonly string[];
   readonly interpreter: "node" | "other";
   /**
    * The launcher sets the limits with its shell's `ulimit` instead of running `prlimit`
@@ -181,14 +183,14 @@ export function bwrapCommandLine(shape: BwrapShape, runId: string, command?: rea
 }
 
 /**
- * The run's command inside the sandbox: the interpreter and script wrapped in `prlimit`
- * (unless the launcher sets the limits) and the proxy bridge.
+ * The run's command inside the sandbox: the interpreter, the script and its argv, wrapped in
+ * `prlimit` (unless the launcher sets the limits) and the proxy bridge.
  */
 export function runCommand(run: BwrapRun, withPrlimit = true): string[] {
   const command = withPrlimit ? [run.prlimit, ...prlimitOptions(run.resources, run.interpreter), "--"] : [];
   if (run.proxySocketSource !== undefined && run.socat !== undefined)
     command.push(run.shell, "-c", proxyBridgeScript(run.socat), "skillgate-proxy-bridge");
-  command.push(...run.command, run.scriptInside);
+  command.push(...run.command, run.scriptInside, ...(run.argv ?? []));
   return command;
 }
 

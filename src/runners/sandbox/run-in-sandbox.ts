@@ -4,6 +4,7 @@ import type { RunResult } from "../contract.js";
 import type { RunCgroupReport } from "../enforced-limits.js";
 import { MAX_ARGUMENTS_JSON_BYTES } from "../local-runner.js";
 import { interrupted } from "../process-group.js";
+import { checkRunArgv } from "../script-argv.js";
 import type { CheckedWorkspace } from "../workspace/workspace.js";
 import { type BwrapRun, bwrapRunArguments, encodeArguments, runCommand } from "./bwrap-arguments.js";
 import { type CgroupSupport, hostCgroupSupport } from "./cgroup-detect.js";
@@ -57,6 +58,8 @@ export interface SandboxRunRequest {
   readonly command: readonly string[];
   /** Given on stdin and in SKILLGATE_SKILL_ARGS. */
   readonly argumentsJson: string;
+  /** The script's command-line arguments, after its path inside the sandbox (default none). */
+  readonly argv?: readonly string[];
   readonly limits: SandboxLimits;
   readonly network: SandboxNetwork;
   readonly signal?: AbortSignal;
@@ -124,6 +127,8 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
   if (typeof scriptInside !== "string") return scriptInside;
   if (Buffer.byteLength(request.argumentsJson, "utf8") > MAX_ARGUMENTS_JSON_BYTES)
     return messages.argumentsTooLarge(MAX_ARGUMENTS_JSON_BYTES);
+  const badArgv = checkRunArgv(request.argv, script);
+  if (badArgv !== undefined) return badArgv;
   const tools = sandboxTools();
   const ready = sandboxPrerequisites(tools, script, request.network.mode === "proxy");
   if (!ready.ok) return ready.refusal;
@@ -187,6 +192,7 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
       ...(tools.socat !== undefined ? { socat: tools.socat } : {}),
       command: request.command,
       scriptInside,
+      ...(request.argv !== undefined ? { argv: request.argv } : {}),
       interpreter,
       ...(workspace !== undefined
         ? {

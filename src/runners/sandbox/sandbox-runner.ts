@@ -168,6 +168,7 @@ export class SandboxRunner implements Runner {
         script: request.script,
         command,
         argumentsJson: JSON.stringify(request.arguments),
+        ...(request.argv !== undefined ? { argv: request.argv } : {}),
         limits: { ...this.#options.resources, ...request.limits },
         network,
         skillName: request.skill,

@@ -22,6 +22,10 @@ export const prepareStage: CallStage = async (state, context) => {
   context.record("tool-call-classified", subject);
   const classified = { ...state, subject };
   if (!prepared.ok)
-    return end(classified, { text: prepared.message, status: "refused", errorKind: "invalid_input" });
+    return end(classified, {
+      text: prepared.message,
+      status: "refused",
+      errorKind: prepared.code ?? "invalid_input",
+    });
   return next({ ...classified, input: prepared.input });
 };

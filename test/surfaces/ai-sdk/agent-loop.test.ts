@@ -66,6 +66,7 @@ describe("an AI SDK agent loop over skillgate's tools", () => {
       const runTool = calls[0]?.tools?.find((tool) => tool.name === "run_skill_script");
       expect(runTool?.type === "function" && runTool.inputSchema.properties?.arguments).toMatchObject({
         type: "object",
+        properties: { argv: { type: "array", items: { type: "string" } } },
       });
 
       // The assistant's own call is recorded as it made it (the SDK did not rewrite the input).

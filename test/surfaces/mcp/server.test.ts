@@ -39,6 +39,11 @@ describe("tools over MCP", () => {
     const run = tools.find((tool) => tool.name === "run_skill_script");
     expect(run?.inputSchema.additionalProperties).toBe(false);
     expect(run?.inputSchema.required).toEqual(["skill", "script"]);
+    // A script's command-line arguments are advertised inside arguments, as its argv list.
+    expect(run?.inputSchema.properties?.arguments).toMatchObject({
+      type: "object",
+      properties: { argv: { type: "array", items: { type: "string" } } },
+    });
   });
 
   it("calls the read tools through the broker and answers with their text", async () => {

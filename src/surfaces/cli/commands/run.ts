@@ -22,9 +22,10 @@ interface RunOptions {
 }
 
 /**
- * `skillgate run <skill> <script> [--args TEXT] [--node NAME] [--yes | --always] [--json]`:
- * runs a script through the whole path a model's call takes and prints its output. Exit
- * codes: 0 ok; 1 failed, refused, denied or declined; 124 timed out; 130 interrupted.
+ * `skillgate run <skill> <script> [--args TEXT] [--node NAME] [--yes | --always] [--json] [-- ARG...]`:
+ * runs a script through the whole path a model's call takes and prints its output; what
+ * follows `--` becomes the arguments' `argv`. Exit codes: 0 ok; 1 failed, refused, denied or
+ * declined; 2 usage; 124 timed out; 130 interrupted.
  */
 export function registerRun(program: Command, output: CliOutput): void {
   program
@@ -32,6 +33,7 @@ export function registerRun(program: Command, output: CliOutput): void {
     .description("run a skill's script the way a model's run_skill_script call runs it, and print its output")
     .argument("<skill>", "the skill's name")
     .argument("<script>", "the script's path, such as scripts/run.py")
+    .argument("[argv...]", "after --: the script's command-line arguments (the arguments' argv)")
     .option("--args <text>", "the arguments as a model would send them: JSON text, taken exactly as given")
     .option("--node <name>", "a top-level node next to the arguments, as a model may send it")
     .addOption(new Option("--yes", "approve this run once if the policy asks").conflicts("always"))
@@ -42,10 +44,19 @@ export function registerRun(program: Command, output: CliOutput): void {
     .option("--json", "print the result as JSON instead of the script's output")
     .addHelpText(
       "after",
-      "\nWithout --yes or --always an ask is put to you at the terminal (y/N); with no terminal it is declined.\n" +
+      "\nEverything after -- is passed to the script after its path, as the arguments' argv:\n" +
+        "  skillgate run pdf scripts/check_fillable_fields.py -- input.pdf\n" +
+        "The rest of --args still reaches the script as JSON on stdin; --args with an argv of its own and\n" +
+        "arguments after -- together are refused.\n" +
+        "\nWithout --yes or --always an ask is put to you at the terminal (y/N); with no terminal it is declined.\n" +
         "Exit codes: 0 ok; 1 failed, refused, denied or declined; 124 timed out; 130 interrupted.\n",
     )
-    .action(async (skill: string, script: string, options: RunOptions, command: Command) => {
+    .action(async (skill: string, script: string, argv: string[], options: RunOptions, command: Command) => {
+      if (argv.length > 0 && !afterDoubleDash(command, argv))
+        command.error(
+          `error: put the script's arguments after --, as in: skillgate run ${skill} ${script} -- ${argv.join(" ")}`,
+          { exitCode: 2 },
+        );
       const approval: ApprovalMode = options.always ? "always" : options.yes ? "once" : "ask";
       const scriptOutput = scriptOutputPrinter(output);
       const controller = new AbortController();
@@ -62,6 +73,7 @@ export function registerRun(program: Command, output: CliOutput): void {
           signal: controller.signal,
           ...(options.args !== undefined ? { argumentsText: options.args } : {}),
           ...(options.node !== undefined ? { node: options.node } : {}),
+          ...(argv.length > 0 ? { argv } : {}),
           ...(terminalAsk(output) ?? {}),
           ...(options.json ? {} : { onOutput: scriptOutput.write }),
         });
@@ -83,6 +95,24 @@ export function registerRun(program: Command, output: CliOutput): void {
         process.removeListener("SIGINT", onInterrupt);
       }
     });
+}
+
+/**
+ * True when the extra operands are exactly what follows the first `--` of the command line:
+ * commander drops the `--` itself, so the root command's raw arguments tell an operand typed
+ * after it (the script's) from a stray one typed before it (a mistake, refused).
+ */
+function afterDoubleDash(command: Command, operands: readonly string[]): boolean {
+  let root = command;
+  while (root.parent !== null) root = root.parent;
+  // `rawArgs` is set by every parse (commander 2 onwards) but is not in its type declarations;
+  // a test of `run SKILL SCRIPT ARG` (refused) and `run SKILL SCRIPT -- ARG` (run) guards it.
+  const raw: unknown = (root as unknown as { rawArgs?: unknown }).rawArgs;
+  if (!Array.isArray(raw)) return false;
+  const separator = raw.indexOf("--");
+  if (separator === -1) return false;
+  const tail: unknown[] = raw.slice(separator + 1);
+  return tail.length === operands.length && tail.every((item, index) => item === operands[index]);
 }
 
 /**
