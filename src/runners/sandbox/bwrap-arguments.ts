@@ -1,3 +1,4 @@
+import type { InterpreterMount } from "../interpreters/prefix-mounts.js";
 import type { BwrapFeatures } from "./host-tools.js";
 import {
   ETC_FILES,
@@ -53,12 +54,14 @@ export interface BwrapRun {
   readonly proxySocketSource?: string;
   /** Whether `/etc/alternatives` is bound (an interpreter resolves through it). */
   readonly alternatives: boolean;
+  /** The interpreter's folders outside `/usr`, bound read-only (docs/running-scripts.md, "Interpreters"). */
+  readonly interpreterMounts?: readonly InterpreterMount[];
   readonly resources: SandboxResources;
   /** Inside-sandbox programs, all under `/usr`. */
   readonly prlimit: string;
   readonly shell: string;
   readonly socat?: string;
-  /** The interpreter's argv (absolute paths under `/usr`), then the script inside the sandbox. */
+  /** The interpreter's argv (under `/usr` or inside its mounts), then the script inside the sandbox. */
   readonly command: readonly string[];
   readonly scriptInside: string;
   readonly interpreter: "node" | "other";
@@ -194,6 +197,7 @@ export function bwrapRunArguments(run: BwrapRun, launcher: boolean): string[] {
     for (const [name, value] of Object.entries(run.env)) setenv(name, value);
   }
   if (run.alternatives) args.push("--ro-bind", "/etc/alternatives", "/etc/alternatives");
+  for (const mount of run.interpreterMounts ?? []) args.push("--ro-bind", mount.source, mount.target);
   args.push("--ro-bind", run.skillSource, SKILL_MOUNT);
   if (run.proxySocketSource !== undefined) args.push("--ro-bind", run.proxySocketSource, PROXY_SOCKET_MOUNT);
   if (run.block === true) args.push("--block-fd", String(SANDBOX_FDS.block));
