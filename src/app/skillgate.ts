@@ -260,13 +260,20 @@ function runnerOf(
     options.runner ??
     (() => {
       const snapshots = new SnapshotStore({ dataFolder: data, keep: () => config().runners.snapshots.keep });
+      // Read on every run: an interpreter configured in config.yaml applies from the next run.
+      const languages = {
+        configuredInterpreters: () => config().runners.interpreters,
+        protectedFolders: [data],
+      };
       const local = new LocalRunner({
         dataFolder: data,
         snapshots,
         isTrusted: trustedSkills(() => config().runners.local.trusted),
+        languages,
       });
       sandbox = new SandboxRunner({
         snapshots,
+        languages,
         proxy: domainProxyProvider({ onRefusal: auditRefusal }),
         onLimits: auditLimits,
       });

@@ -1,3 +1,4 @@
+import type { InterpreterMount } from "../interpreters/prefix-mounts.js";
 import type { BwrapFeatures } from "./host-tools.js";
 import {
   ETC_FILES,
@@ -64,12 +65,14 @@ export interface BwrapRun {
   readonly proxySocketSource?: string;
   /** Whether `/etc/alternatives` is bound (an interpreter resolves through it). */
   readonly alternatives: boolean;
+  /** The interpreter's folders outside `/usr`, bound read-only (docs/running-scripts.md, "Interpreters"). */
+  readonly interpreterMounts?: readonly InterpreterMount[];
   readonly resources: SandboxResources;
   /** Inside-sandbox programs, all under `/usr`. */
   readonly prlimit: string;
   readonly shell: string;
   readonly socat?: string;
-  /** The interpreter's argv (absolute paths under `/usr`), then the script inside the sandbox. */
+  /** The interpreter's argv (under `/usr` or inside its mounts), then the script inside the sandbox. */
   readonly command: readonly string[];
   readonly scriptInside: string;
   /** The script's own command-line arguments, after its path (checked: no NUL, bounded). */
@@ -210,6 +213,7 @@ export function bwrapRunArguments(run: BwrapRun, launcher: boolean): string[] {
     for (const [name, value] of Object.entries(run.env)) setenv(name, value);
   }
   if (run.alternatives) args.push("--ro-bind", "/etc/alternatives", "/etc/alternatives");
+  for (const mount of run.interpreterMounts ?? []) args.push("--ro-bind", mount.source, mount.target);
   args.push("--ro-bind", run.skillSource, SKILL_MOUNT);
   if (run.proxySocketSource !== undefined) args.push("--ro-bind", run.proxySocketSource, PROXY_SOCKET_MOUNT);
   // bubblewrap takes one --chdir (it warns on a second), so it comes with the run.

@@ -7,6 +7,7 @@ export type SandboxRefusalCode =
   | "language_not_sandboxable"
   | "invalid_script"
   | "invalid_command"
+  | "interpreter_unreachable"
   | "snapshot_unreachable"
   | "proxy_unavailable"
   | "arguments_too_large"
@@ -68,6 +69,18 @@ export function invalidCommand(script: string, command: string): RunResult {
   return sandboxRefusal(
     "invalid_command",
     `${script} would run with ${JSON.stringify(command)}, which is not a program under /usr that the sandbox can see, so it did not run; tell the host's owner.`,
+  );
+}
+
+/**
+ * The interpreter (found as the user's shell finds it) lives where the sandbox user cannot
+ * read, or cannot be shown in the sandbox at all.
+ */
+export function interpreterUnreachable(script: string, program: string, detail: string): RunResult {
+  return sandboxRefusal(
+    "interpreter_unreachable",
+    `${script} would run with ${program}, but the sandbox cannot show it: ${detail}, so it did not run. ` +
+      "The host's owner makes that folder readable by others (o+rx on it, o+x on the folders above), installs the interpreter where others can read it (/usr/local, /opt), or sets runners.interpreters in config.yaml to one that is (e.g. /usr/bin/python3); skillgate doctor shows each interpreter and its mounts.",
   );
 }
 

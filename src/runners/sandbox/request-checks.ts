@@ -13,6 +13,7 @@ import { leftByEndedProcess } from "../../core/process-groups.js";
 import { removeTree } from "../../core/remove-tree.js";
 import { parseRelativePath } from "../../core/safe-paths.js";
 import type { RunResult } from "../contract.js";
+import { type InterpreterMount, inside } from "../interpreters/prefix-mounts.js";
 import { type BwrapFeatures, bwrapFeatures, type SandboxTools } from "./host-tools.js";
 import { portalTargets } from "./launcher.js";
 import { SKILL_MOUNT } from "./layout.js";
@@ -65,14 +66,56 @@ export function checkScriptPath(script: string): string | RunResult {
   return posix.join(SKILL_MOUNT, checked.value.path);
 }
 
-/** The interpreter must be an absolute path whose real file is under `/usr`, the only programs inside. */
-export function checkCommand(command: readonly string[], script: string): RunResult | undefined {
+/**
+ * The interpreter must be an absolute path the sandbox shows: under `/usr`, or inside one of
+ * the interpreter's mounts (its path inside a target, its real file inside a source).
+ */
+export function checkCommand(
+  command: readonly string[],
+  script: string,
+  mounts: readonly InterpreterMount[] = [],
+): RunResult | undefined {
   const program = command[0];
   if (program === undefined || !isAbsolute(program)) return messages.invalidCommand(script, program ?? "");
+  let real: string;
   try {
-    if (!realpathSync(program).startsWith("/usr/")) return messages.invalidCommand(script, program);
+    real = realpathSync(program);
   } catch {
     return messages.invalidCommand(script, program);
+  }
+  if (real.startsWith("/usr/")) return undefined;
+  const shown =
+    mounts.some((mount) => inside(real, mount.source)) &&
+    (program.startsWith("/usr/") || mounts.some((mount) => inside(program, mount.target)));
+  return shown ? undefined : messages.invalidCommand(script, program);
+}
+
+/**
+ * Every interpreter mount must be a real, absolute folder the sandbox user can list by name:
+ * bubblewrap binds as that user, so a prefix inside a folder closed to it (a version manager
+ * under root's 0700 home) would fail inside bubblewrap with a bare "Permission denied". It is
+ * refused here instead, saying which folder and what the owner can do.
+ */
+export function checkInterpreterMounts(
+  mounts: readonly InterpreterMount[],
+  identity: HostIdentity,
+  program: string,
+  script: string,
+): RunResult | undefined {
+  for (const mount of mounts) {
+    if (!isAbsolute(mount.source) || !isAbsolute(mount.target))
+      return messages.invalidCommand(script, program);
+    const answer = reach(mount.source, identity, "list");
+    if (answer === "ok") continue;
+    return messages.interpreterUnreachable(
+      script,
+      program,
+      answer === "folder_closed"
+        ? `its folder ${mount.source} is inside a folder the sandbox user (uid ${identity.uid}) cannot enter`
+        : answer === "missing"
+          ? `its folder ${mount.source} does not exist`
+          : `its folder ${mount.source} is not readable by the sandbox user (uid ${identity.uid})`,
+    );
   }
   return undefined;
 }

@@ -1,7 +1,8 @@
-import { basename, isAbsolute } from "node:path";
+import { basename, dirname, isAbsolute } from "node:path";
 import { performance } from "node:perf_hooks";
 import type { RunResult } from "../contract.js";
 import type { RunCgroupReport } from "../enforced-limits.js";
+import type { InterpreterMount } from "../interpreters/prefix-mounts.js";
 import { MAX_ARGUMENTS_JSON_BYTES } from "../local-runner.js";
 import { interrupted } from "../process-group.js";
 import { checkRunArgv } from "../script-argv.js";
@@ -29,6 +30,7 @@ import {
 import type { HostIdentity } from "./reachability.js";
 import {
   checkCommand,
+  checkInterpreterMounts,
   checkScriptPath,
   resolveSources,
   runsAsRoot,
@@ -54,8 +56,16 @@ export interface SandboxRunRequest {
   readonly snapshotFolder: string;
   /** Relative to the snapshot, e.g. `scripts/run.py`. */
   readonly script: string;
-  /** The interpreter's argv, absolute paths under `/usr` (e.g. `["/usr/bin/python3", "-B"]`); the script's path inside is appended. */
+  /**
+   * The interpreter's argv (e.g. `["/usr/bin/python3", "-B"]`): its program under `/usr` or
+   * inside {@link interpreterMounts}; the script's path inside is appended.
+   */
   readonly command: readonly string[];
+  /**
+   * The interpreter's folders outside `/usr` (its prefix, a venv's base prefix), bound
+   * read-only (docs/running-scripts.md, "Interpreters"); each must be reachable by the sandbox user.
+   */
+  readonly interpreterMounts?: readonly InterpreterMount[];
   /** Given on stdin and in SKILLGATE_SKILL_ARGS. */
   readonly argumentsJson: string;
   /** The script's command-line arguments, after its path inside the sandbox (default none). */
@@ -132,7 +142,8 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
   const tools = sandboxTools();
   const ready = sandboxPrerequisites(tools, script, request.network.mode === "proxy");
   if (!ready.ok) return ready.refusal;
-  const commandProblem = checkCommand(request.command, script);
+  const interpreterMounts = request.interpreterMounts ?? [];
+  const commandProblem = checkCommand(request.command, script, interpreterMounts);
   if (commandProblem !== undefined) return commandProblem;
 
   // Text with a NUL cannot be an argument or environment variable (and must never reach --args).
@@ -144,6 +155,8 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
     : { uid: process.getuid?.() ?? SANDBOX_UID, gid: process.getgid?.() ?? SANDBOX_GID };
   const sources = resolveSources(request, identity, script);
   if (!sources.ok) return sources.refusal;
+  const mountProblem = checkInterpreterMounts(interpreterMounts, identity, request.command[0] ?? "", script);
+  if (mountProblem !== undefined) return mountProblem;
   const workspace = request.workspace;
 
   const pool = request.pool;
@@ -186,6 +199,7 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
       skillSource: sources.skill.path,
       ...(sources.socket !== undefined ? { proxySocketSource: sources.socket.path } : {}),
       alternatives: request.command.some((part) => isAbsolute(part) && resolvesThroughAlternatives(part)),
+      interpreterMounts,
       resources,
       prlimit: ready.prlimit,
       shell: ready.shell,
@@ -331,8 +345,15 @@ function sandboxEnvironment(
   interpreter: "node" | "other",
   resources: ReturnType<typeof sandboxResources>,
 ): Record<string, string> {
+  // A venv's or version manager's bin folder first, so a script's own `python3` or `node` is the same one.
+  const program = request.command[0] ?? "";
+  const programFolder = dirname(program);
+  const systemPath = "/usr/local/bin:/usr/bin:/bin";
   const env: Record<string, string> = {
-    PATH: "/usr/local/bin:/usr/bin:/bin",
+    PATH:
+      isAbsolute(program) && !programFolder.startsWith("/usr/") && programFolder !== "/bin"
+        ? `${programFolder}:${systemPath}`
+        : systemPath,
     HOME: "/tmp",
     TMPDIR: "/tmp",
     LANG: "C.UTF-8",

@@ -134,6 +134,7 @@ describe("skillgate doctor", () => {
       "problems",
       "checks",
       "sandbox",
+      "interpreters",
     ]);
     expect(report.ok).toBe(false);
     expect(report.notSearched).toEqual([]);
