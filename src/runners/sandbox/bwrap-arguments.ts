@@ -213,12 +213,13 @@ export function bwrapRunArguments(run: BwrapRun, launcher: boolean): string[] {
     for (const [name, value] of Object.entries(run.env)) setenv(name, value);
   }
   if (run.alternatives) args.push("--ro-bind", "/etc/alternatives", "/etc/alternatives");
+  // bubblewrap takes one --chdir (it warns on a second), so it comes with the run. The
+  // workspace goes first: an interpreter inside it (a project's .venv) stays read-only on top.
+  if (run.workspace !== undefined) args.push(...workspaceArguments(run.workspace));
+  else args.push("--chdir", "/tmp");
   for (const mount of run.interpreterMounts ?? []) args.push("--ro-bind", mount.source, mount.target);
   args.push("--ro-bind", run.skillSource, SKILL_MOUNT);
   if (run.proxySocketSource !== undefined) args.push("--ro-bind", run.proxySocketSource, PROXY_SOCKET_MOUNT);
-  // bubblewrap takes one --chdir (it warns on a second), so it comes with the run.
-  if (run.workspace !== undefined) args.push(...workspaceArguments(run.workspace));
-  else args.push("--chdir", "/tmp");
   if (run.block === true) args.push("--block-fd", String(SANDBOX_FDS.block));
   if (!launcher) return args;
   const shellLimits = run.shellLimits === true;

@@ -164,7 +164,7 @@ describe("bubblewrap's arguments", () => {
     expect(line).not.toContain(LAUNCHER_SCRIPT);
     const data = bwrapRunArguments(run(), false);
     expect(data.filter((arg) => arg.startsWith("SKILLGATE_ARG") || arg === "SKILLGATE_LAUNCH")).toEqual([]);
-    expect(data.slice(-5)).toEqual(["--ro-bind", "/snapshots/abc", "/skill", "--chdir", "/tmp"]);
+    expect(data.slice(-5)).toEqual(["--chdir", "/tmp", "--ro-bind", "/snapshots/abc", "/skill"]);
   });
 
   it("binds a workspace at its own path, read-only unless writable, and starts the script in it", () => {
@@ -172,7 +172,7 @@ describe("bubblewrap's arguments", () => {
       run({ workspace: { source: "/real/proj", path: "/home/u/proj", writable: false, readOnlyFiles: [] } }),
       false,
     );
-    expect(readOnly.slice(-5)).toEqual([
+    expect(readOnly.slice(-8, -3)).toEqual([
       "--ro-bind",
       "/real/proj",
       "/home/u/proj",
@@ -191,7 +191,7 @@ describe("bubblewrap's arguments", () => {
       }),
       false,
     );
-    expect(writable.slice(-8)).toEqual([
+    expect(writable.slice(-11, -3)).toEqual([
       "--bind",
       "/real/proj",
       "/home/u/proj",
