@@ -19,6 +19,14 @@ export const WORKSPACE_SCAN_LIMITS = {
   readOnlyFiles: 1_024,
 } as const;
 
+/** The shape of {@link WORKSPACE_SCAN_LIMITS}, lowered by tests. */
+export interface ScanLimits {
+  readonly entries: number;
+  readonly depth: number;
+  readonly listed: number;
+  readonly readOnlyFiles: number;
+}
+
 /** Why a comparison did not see the whole workspace. */
 export type WorkspaceScanGap = "entries" | "depth" | "unreadable";
 
@@ -49,7 +57,7 @@ export interface WorkspaceScan {
  * mode; a link's target. The change time cannot be set by a script, so a rewrite that keeps
  * the size and restores the modification time is still seen. Contents are not read.
  */
-export function scanWorkspace(folder: string): WorkspaceScan {
+export function scanWorkspace(folder: string, limits: ScanLimits = WORKSPACE_SCAN_LIMITS): WorkspaceScan {
   const entries = new Map<string, string>();
   const gaps = new Set<WorkspaceScanGap>();
   const linkedFiles: string[] = [];
@@ -65,7 +73,7 @@ export function scanWorkspace(folder: string): WorkspaceScan {
     }
     const folders: { relative: string; depth: number }[] = [];
     for (const name of names) {
-      if (entries.size >= WORKSPACE_SCAN_LIMITS.entries) {
+      if (entries.size >= limits.entries) {
         gaps.add("entries");
         return { entries, gaps, linkedFiles };
       }
@@ -78,10 +86,10 @@ export function scanWorkspace(folder: string): WorkspaceScan {
         continue;
       }
       entries.set(relative, signature(stats, join(folder, relative)));
-      if (stats.isFile() && stats.nlink > 1n && linkedFiles.length <= WORKSPACE_SCAN_LIMITS.readOnlyFiles)
+      if (stats.isFile() && stats.nlink > 1n && linkedFiles.length <= limits.readOnlyFiles)
         linkedFiles.push(relative);
       if (stats.isDirectory()) {
-        if (current.depth + 1 >= WORKSPACE_SCAN_LIMITS.depth) gaps.add("depth");
+        if (current.depth + 1 >= limits.depth) gaps.add("depth");
         else folders.push({ relative, depth: current.depth + 1 });
       }
     }
@@ -95,7 +103,11 @@ export function scanWorkspace(folder: string): WorkspaceScan {
  * What differs between two walks. A folder counts as changed only when its kind or mode
  * changed: its times move whenever a name in it is added or removed, which is listed itself.
  */
-export function compareScans(before: WorkspaceScan, after: WorkspaceScan): WorkspaceChanges {
+export function compareScans(
+  before: WorkspaceScan,
+  after: WorkspaceScan,
+  limits: Pick<ScanLimits, "listed"> = WORKSPACE_SCAN_LIMITS,
+): WorkspaceChanges {
   const created: string[] = [];
   const changed: string[] = [];
   const deleted: string[] = [];
@@ -107,7 +119,7 @@ export function compareScans(before: WorkspaceScan, after: WorkspaceScan): Works
   }
   for (const [path, now] of after.entries) if (!before.entries.has(path)) created.push(shown(path, now));
   const gaps = [...new Set([...before.gaps, ...after.gaps])].sort();
-  let room: number = WORKSPACE_SCAN_LIMITS.listed;
+  let room: number = limits.listed;
   const keep = (list: string[]): string[] => {
     const kept = list.sort().slice(0, Math.max(0, room));
     room -= kept.length;
