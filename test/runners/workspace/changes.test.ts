@@ -1,4 +1,12 @@
-import { appendFileSync, mkdirSync, rmSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  mkdirSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
@@ -85,7 +93,9 @@ describe("the workspace comparison", () => {
     const capped = compareScans(before, scanWorkspace(folder, limits));
     expect(capped.complete).toBe(false);
     expect(capped.gaps).toEqual(["entries"]);
-    expect(describeWorkspaceChanges(capped).at(-1)).toMatch(/did not see the whole workspace: over \d+ names/);
+    expect(describeWorkspaceChanges(capped).at(-1)).toMatch(
+      /did not see the whole workspace: over \d+ names/,
+    );
   });
 
   it("does not enter folders past the depth cap, and says so", () => {
