@@ -27,6 +27,15 @@ missing=()
 for command in "${!wanted[@]}"; do
   command -v "$command" >/dev/null 2>&1 || missing+=("${wanted[$command]}")
 done
+# Python module -> Debian package, for Debian's /usr/bin/python3: the public skills' tests run
+# their scripts unchanged, and those import yaml (skill-creator) and pypdf (pdf).
+declare -A python_modules=(
+  [yaml]=python3-yaml
+  [pypdf]=python3-pypdf
+)
+for module in "${!python_modules[@]}"; do
+  /usr/bin/python3 -c "import $module" >/dev/null 2>&1 || missing+=("${python_modules[$module]}")
+done
 # One package may provide several commands.
 if [ ${#missing[@]} -gt 0 ]; then
   mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
