@@ -20,8 +20,8 @@ export interface RunScriptEnvironment {
   readonly view: SkillView;
   readonly runner: Runner;
   readonly limits?: RunLimits;
-  /** The turn's project folder (absolute): runs see it as their skill's tier and declaration allow. */
-  readonly workspace?: string;
+  /** The turn's project folder (absolute), asked at each call: runs see it as their skill's tier and declaration allow. */
+  readonly workspace?: () => string | undefined;
   /** Told once per call whose arguments were repaired (for the log line and the counter); never the content. */
   readonly onArgumentRepair?: (call: {
     skill: string;
@@ -164,7 +164,7 @@ function prepareRun(environment: RunScriptEnvironment, raw: unknown): PreparedCa
       message: SCRIPT_TEXTS.unreadableSkill(skill.name),
       subject: { tier, skill: skill.name, summary },
     };
-  const workspace = runWorkspace(environment.workspace, skill.governance);
+  const workspace = runWorkspace(environment.workspace?.(), skill.governance);
   const subject = {
     // A run that may write the workspace is asked like a change, whatever the skill's tier.
     tier: workspace?.access === "write" && tier === "read" ? ("change" as const) : tier,

@@ -30,9 +30,11 @@ export interface TurnOptions {
   /**
    * The project folder of the turn, an absolute path: scripts run in it, read-only or
    * writable by their skill's tier and `skillgate.workspace` (docs/running-scripts.md,
-   * "The workspace"). Left out, runs have no workspace.
+   * "The workspace"). Left out, runs have no workspace. A function is asked at each call, for
+   * a surface that learns its root later (an MCP client's roots); its answer must be absolute
+   * or `undefined`.
    */
-  readonly workspace?: string;
+  readonly workspace?: string | (() => string | undefined);
 }
 
 /** What a turn is built from: the catalog, the broker, a runner and optional extra tools. */
@@ -150,10 +152,16 @@ export function createTurn(dependencies: TurnDependencies, options: TurnOptions)
 }
 
 /** The turn's workspace, normalised; a relative one is the caller's mistake. */
-function turnWorkspace(workspace: string): string {
+function turnWorkspace(workspace: string | (() => string | undefined)): () => string | undefined {
+  if (typeof workspace === "function")
+    return () => {
+      const path = workspace();
+      return path !== undefined && isAbsolute(path) && !path.includes("\0") ? resolve(path) : undefined;
+    };
   if (!isAbsolute(workspace) || workspace.includes("\0"))
     throw new InvalidArgumentError("workspace", "a turn's workspace must be an absolute path");
-  return resolve(workspace);
+  const path = resolve(workspace);
+  return () => path;
 }
 
 function turnScope(options: TurnOptions): CallScope {

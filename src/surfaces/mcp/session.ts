@@ -22,6 +22,7 @@ import type { Turn } from "../../tools/turn.js";
 import { elicitationAsker, type McpApprovals, type McpCallContext } from "./approvals.js";
 import { sessionInstructions } from "./instructions.js";
 import { SKILL_URI_PREFIX, SkillResources } from "./resources.js";
+import { type ClientWorkspace, followClientRoots } from "./roots.js";
 import { mcpTool, mcpToolResult } from "./tools.js";
 
 /** The prompt that gives the turn's skill index. */
@@ -63,8 +64,14 @@ export interface McpSession {
  */
 export function createMcpSession(options: McpSessionOptions): McpSession {
   const chatId = `mcp-${options.sessionId}`;
+  let roots: ClientWorkspace | undefined;
   const makeTurn = (): Turn => {
-    const made = options.skillgate.createTurn({ chatId, mode: options.mode ?? "chat" });
+    const made = options.skillgate.createTurn({
+      chatId,
+      mode: options.mode ?? "chat",
+      // The client's first root, once it said which (roots are asked for after initialization).
+      workspace: () => roots?.current(),
+    });
     // The tools' input validators are compiled now, when the session opens, not on its first call.
     prepareValidators(made.tools.map((tool) => tool.acceptedSchema ?? tool.inputSchema));
     return made;
@@ -83,6 +90,7 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
     },
   );
   const detach = options.approvals.attach(chatId, elicitationAsker(server));
+  roots = followClientRoots(server, options.logger, options.sessionId);
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: turn.tools.map(mcpTool) }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
@@ -90,6 +98,8 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
     try {
       // The request's signal stops the call when the client cancels it; the request itself lets an elicitation ride on it.
       const caller: McpCallContext = { requestId: extra.requestId, signal: extra.signal };
+      // A script run in the first moments of a session waits for the client's roots.
+      if (name === "run_skill_script") await roots?.ready();
       const result = await turn.call(name, input ?? {}, { signal: extra.signal, caller });
       return mcpToolResult(result);
     } catch (error) {
