@@ -1,7 +1,7 @@
 import type { Skill } from "../skill/skill.js";
 
 /** Escapes text as Python's `html.escape(text, quote=True)` does. */
-function escapeHtml(text: string): string {
+export function escapeHtml(text: string): string {
   return text
     .replaceAll("&", "&amp;")
     .replaceAll("<", "&lt;")

@@ -1,9 +1,10 @@
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import type { Diagnostic } from "../core/diagnostics.js";
 import { hashSkillFolder } from "../skill/content-hash.js";
 import type { SkillFields } from "../skill/fields.js";
 import type { Governance } from "../skill/governance.js";
 import { effectiveSchema, type JsonSchema } from "../skill/parameters-schema.js";
+import { readScriptCommandLine, type ScriptCommandLine } from "../skill/script-usage.js";
 import { listSkillScripts, type ScriptLanguage } from "../skill/scripts.js";
 import type { SkillDecision } from "./decisions.js";
 import type { DiscoveryResult } from "./discover.js";
@@ -35,7 +36,16 @@ export interface SkillExplanation {
   readonly hash: string | undefined;
   readonly governance: Governance | undefined;
   readonly allowedTools: readonly string[];
-  readonly scripts: ReadonlyArray<{ path: string; language: ScriptLanguage; schema: JsonSchema }>;
+  /**
+   * Each script with the schema its arguments are checked against and, when its text shows it
+   * plainly, how it reads its command line (absent when nothing reliable was found).
+   */
+  readonly scripts: ReadonlyArray<{
+    path: string;
+    language: ScriptLanguage;
+    schema: JsonSchema;
+    commandLine?: ScriptCommandLine;
+  }>;
   /** Other decisions for the same name: the skills this one shadows, or the one shadowing it. */
   readonly related: readonly SkillDecision[];
   readonly diagnostics: readonly Diagnostic[];
@@ -96,10 +106,14 @@ export function explainSkill(result: DiscoveryResult, query: string): ExplainRes
   const governance = loaded?.governance;
   const scripts =
     governance && directory !== undefined
-      ? listSkillScripts(directory).map((script) => ({
-          ...script,
-          schema: effectiveSchema(governance.parametersSchema, governance.execution, script.path),
-        }))
+      ? listSkillScripts(directory).map((script) => {
+          const commandLine = readScriptCommandLine(join(directory, script.path), script.language);
+          return {
+            ...script,
+            schema: effectiveSchema(governance.parametersSchema, governance.execution, script.path),
+            ...(commandLine !== undefined ? { commandLine } : {}),
+          };
+        })
       : [];
   return {
     found: true,

@@ -3,7 +3,7 @@ import type { ToolTier } from "../policy/tiers.js";
 /**
  * Audit events: one per classification, policy decision, approval request, approval
  * answer and finished call, and one per connection the network proxy refused a sandboxed script. They carry who, what and how it ended, never the arguments'
- * or the output's content. Names follow `noun-action`.
+ * content (but a script's `argv`, its command line) or the output's. Names follow `noun-action`.
  */
 export type AuditEventType =
   | "tool-call-classified"

@@ -12,7 +12,10 @@ export interface ApprovalRequest {
   readonly tier: ToolTier;
   /** Who asked: the chat or job the call was made in. */
   readonly scope: { readonly kind: "chat" | "job"; readonly id: string };
-  /** What will run, in words (the skill and script, never the arguments' content). */
+  /**
+   * What will run, in words: the skill and script, and a script's `argv` (its command line),
+   * never the rest of the arguments' content.
+   */
   readonly summary: string;
   readonly skill?: string;
   /** The skill's full content hash at the time of asking. */

@@ -1,7 +1,10 @@
+import { join } from "node:path";
+import { escapeHtml } from "../catalog/available-skills-xml.js";
 import { find } from "../catalog/find.js";
 import { searchSkills } from "../catalog/search.js";
 import { skillIndex } from "../catalog/skill-index.js";
 import { effectiveSchema, type JsonSchema } from "../skill/parameters-schema.js";
+import { readScriptCommandLine } from "../skill/script-usage.js";
 import { listSkillScripts, scriptsAmong } from "../skill/scripts.js";
 import type { Skill } from "../skill/skill.js";
 import { listSkillFiles } from "../skill/skill-files.js";
@@ -48,17 +51,23 @@ export function offeredSkill(
 
 /**
  * The `<available_scripts>` block: each script with the schema its arguments are checked
- * against. `files` is the skill folder's listing when the caller has it.
+ * against and, when its text shows it plainly, how it reads its command line (an `argv`
+ * attribute naming the reader, and its `<usage>` line; see docs/tools.md, "load_skill").
+ * `files` is the skill folder's listing when the caller has it.
  */
 export function availableScripts(skill: Skill, files?: readonly string[]): string {
-  if (skill.directory === undefined) return "";
-  const scripts = files === undefined ? listSkillScripts(skill.directory) : scriptsAmong(files);
+  const directory = skill.directory;
+  if (directory === undefined) return "";
+  const scripts = files === undefined ? listSkillScripts(directory) : scriptsAmong(files);
   if (scripts.length === 0) return "";
   const { execution, tier, parametersSchema } = skill.governance;
-  const lines = scripts.map(
-    (script) =>
-      `<script path="${script.path}" language="${script.language}" execution="${execution}" tier="${tier}">\n${JSON.stringify(effectiveSchema(parametersSchema, execution, script.path))}\n</script>`,
-  );
+  const lines = scripts.map((script) => {
+    const commandLine = readScriptCommandLine(join(directory, script.path), script.language);
+    const argv = commandLine === undefined ? "" : ` argv="${escapeHtml(commandLine.reads)}"`;
+    const usage = commandLine?.usage === undefined ? "" : `<usage>${escapeHtml(commandLine.usage)}</usage>\n`;
+    const schema = JSON.stringify(effectiveSchema(parametersSchema, execution, script.path));
+    return `<script path="${script.path}" language="${script.language}" execution="${execution}" tier="${tier}"${argv}>\n${usage}${schema}\n</script>`;
+  });
   return `<available_scripts>\n${lines.join("\n")}\n</available_scripts>`;
 }
 
@@ -74,7 +83,7 @@ function loadSkill(environment: SkillToolsEnvironment): ToolDefinition<{ skill: 
     tier: "read",
     description:
       'Read a skill\'s instructions before doing the work it covers. Send {"skill": "NAME"}, for example {"skill": "json-tools"}. ' +
-      "The answer is the skill's SKILL.md body, then <available_scripts> listing each script you can run with run_skill_script and the JSON Schema of its arguments, then the skill's other files you can read with read_skill_resource.",
+      "The answer is the skill's SKILL.md body, then <available_scripts> listing each script you can run with run_skill_script and the JSON Schema of its arguments (a script that reads its command line has an argv attribute and, when it states one, its <usage> line: pass the words after the script's path as arguments.argv), then the skill's other files you can read with read_skill_resource.",
     inputSchema,
     prepare: (raw) =>
       withSkill(environment, readInput(inputSchema, raw, "read", "read a skill's instructions")),

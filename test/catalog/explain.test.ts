@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { SkillDiscovery } from "../../src/catalog/discover.js";
 import { explainSkill, type SkillExplanation } from "../../src/catalog/explain.js";
 import { hashSkillFolder } from "../../src/skill/content-hash.js";
+import { ARGV_PROPERTY } from "../../src/skill/parameters-schema.js";
 import { Skill } from "../../src/skill/skill.js";
 import { isolatedFolders, makeTree, writeSkill } from "../helpers/skill-tree.js";
 
@@ -42,7 +43,7 @@ describe("explainSkill", () => {
         },
       },
       files: {
-        "scripts/push.sh": "echo push\n",
+        "scripts/push.sh": 'echo "push $1"\n',
         "scripts/check.py": "print(1)\n",
         "scripts/README": "not a script",
       },
@@ -58,11 +59,16 @@ describe("explainSkill", () => {
     });
     expect(explanation.allowedTools).toEqual(["Bash", "Read"]);
     expect(explanation.scripts).toEqual([
-      { path: "scripts/check.py", language: "python", schema: { type: "object" } },
+      {
+        path: "scripts/check.py",
+        language: "python",
+        schema: { type: "object", properties: { argv: ARGV_PROPERTY } },
+      },
       {
         path: "scripts/push.sh",
         language: "bash",
         schema: { type: "object", properties: { target: { type: "string" } } },
+        commandLine: { reads: "positional parameters" },
       },
     ]);
     expect(explanation.related.map((item) => [item.source, item.decision])).toEqual([["user", "shadowed"]]);

@@ -1,3 +1,4 @@
+import { cpSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createCatalog } from "../../src/catalog/catalog.js";
@@ -105,6 +106,20 @@ describe("run_skill_script with argv", () => {
       events.filter((event) => event.type !== "tool-call-classified").every((e) => e.argv === undefined),
     ).toBe(true);
     expect(runner.requests[0]?.argv).toEqual(["my file.pdf", "--to", "png"]);
+  });
+
+  it("an answer given out of band binds the argv: its input digest differs for another argv", async () => {
+    const { turn, asked } = setup(["decline", "decline", "decline"]);
+    for (const argv of [["a.pdf"], ["a.pdf"], ["b.pdf"]])
+      await turn.call("run_skill_script", {
+        skill: "convert",
+        script: "scripts/convert.py",
+        arguments: { argv },
+      });
+    const digests = asked.map((request) => request.inputDigest);
+    expect(digests[0]).toMatch(/^[0-9a-f]{64}$/);
+    expect(digests[1]).toBe(digests[0]);
+    expect(digests[2]).not.toBe(digests[0]);
   });
 
   it("a declined run with argv passes nothing to the runner", async () => {
@@ -217,5 +232,35 @@ describe("argv in the audit line", () => {
     const hostile = { ...base, argv: "not a list" } as unknown as AuditEvent;
     expect(JSON.parse(serialiseAuditEvent(hostile)).argv).toBeUndefined();
     expect(parseAuditLine(JSON.stringify({ ...base, argv: [1, 2] }))?.argv).toBeUndefined();
+  });
+});
+
+describe("load_skill shows how each script is called", () => {
+  it("an argv attribute and the usage line for a script that reads argv; nothing for one that does not", async () => {
+    const tree = makeTree();
+    const project = join(tree, "project");
+    const skills = join(project, ".agents", "skills");
+    for (const name of ["argv-node-process-argv", "argv-node-none", "argv-python-argparse"])
+      cpSync(join(import.meta.dirname, "..", "fixtures", "skills", name), join(skills, name), {
+        recursive: true,
+      });
+    const catalog = createCatalog({ ...isolatedFolders(tree), roots: [project], builtins: false });
+    const turn = createTurn(
+      { discover: () => catalog.discover(), broker: new Broker({}), runner: new FakeRunner() },
+      { chatId: "chat-1" },
+    );
+    const reads = await turn.call("load_skill", { skill: "argv-node-process-argv" });
+    expect(reads.text).toContain(
+      '<script path="scripts/count.mjs" language="node" execution="sandbox" tier="change" argv="process.argv">\n<usage>count.mjs FILE</usage>\n{"type":"object"',
+    );
+    const built = await turn.call("load_skill", { skill: "argv-python-argparse" });
+    expect(built.text).toContain(
+      'argv="argparse">\n<usage>fill.py [options] input values [values ...]</usage>\n',
+    );
+    const silent = await turn.call("load_skill", { skill: "argv-node-none" });
+    expect(silent.text).toContain(
+      '<script path="scripts/env.mjs" language="node" execution="sandbox" tier="change">\n{"type":"object"',
+    );
+    expect(silent.text).not.toContain("<usage>");
   });
 });

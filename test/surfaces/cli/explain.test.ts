@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { hashSkillFolder } from "../../../src/skill/content-hash.js";
+import { ARGV_PROPERTY } from "../../../src/skill/parameters-schema.js";
 import { writeSkill } from "../../helpers/skill-tree.js";
 import { cliSandbox, hasStackTrace } from "./harness.js";
 
@@ -45,7 +46,7 @@ describe("skillgate explain", () => {
     expect(lines).toContain("  parameters_schema          (none declared; mode default)");
     expect(lines).toContain("scripts:");
     expect(lines).toContain(
-      `  scripts/push.py (python) ${JSON.stringify({ type: "object", properties: { node: { type: "string", description: "The managed server to run on, by name." } } })}`,
+      `  scripts/push.py (python) ${JSON.stringify({ type: "object", properties: { argv: ARGV_PROPERTY, node: { type: "string", description: "The managed server to run on, by name." } } })}`,
     );
     expect(lines).toContain(`shadows:     user ${join(sandbox.userSkills, "deploy", "SKILL.md")} (shadowed)`);
   });

@@ -103,6 +103,8 @@ describe("skillgate run … -- ARG...", () => {
     expect(result.out).toBe("");
     expect(result.err).toContain("put the script's arguments after --");
     expect(result.err).toContain("skillgate run args scripts/argv.py -- input.pdf");
+    const quoted = await sandbox.run(["run", "args", "scripts/argv.py", "in put.pdf", "it's"]);
+    expect(quoted.err).toContain("skillgate run args scripts/argv.py -- 'in put.pdf' 'it'\\''s'");
     const stray = await sandbox.run(["run", "args", "scripts/argv.py", "x", "--", "y"]);
     expect(stray.code).toBe(2);
   });

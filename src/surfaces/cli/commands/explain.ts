@@ -12,7 +12,7 @@ export function registerExplain(program: Command, output: CliOutput): void {
   program
     .command("explain")
     .description(
-      "explain one skill: its decision and reasons, source, location, hash, governance, script schemas, shadowing",
+      "explain one skill: its decision and reasons, source, location, hash, governance, scripts (schema, argv, usage), shadowing",
     )
     .argument("<name>", "a skill name, a unique prefix, or a unique part of a name")
     .option("--json", "print JSON")
@@ -71,8 +71,14 @@ export function registerExplain(program: Command, output: CliOutput): void {
         lines.push(`allowed-tools: ${explanation.allowedTools.join(" ")}`);
       if (explanation.scripts.length > 0) {
         lines.push("scripts:");
-        for (const script of explanation.scripts)
+        for (const script of explanation.scripts) {
           lines.push(`  ${script.path} (${script.language}) ${JSON.stringify(script.schema)}`);
+          const commandLine = script.commandLine;
+          if (commandLine !== undefined)
+            lines.push(
+              `    reads argv (${commandLine.reads})${commandLine.usage !== undefined ? `; usage: ${commandLine.usage}` : ""}`,
+            );
+        }
       }
       for (const related of explanation.related) {
         const verb = related.decision === "shadowed" ? "shadows" : "related";

@@ -54,7 +54,7 @@ export function registerRun(program: Command, output: CliOutput): void {
     .action(async (skill: string, script: string, argv: string[], options: RunOptions, command: Command) => {
       if (argv.length > 0 && !afterDoubleDash(command, argv))
         command.error(
-          `error: put the script's arguments after --, as in: skillgate run ${skill} ${script} -- ${argv.join(" ")}`,
+          `error: put the script's arguments after --, as in: skillgate run ${[skill, script, "--", ...argv].map(shellWord).join(" ")}`,
           { exitCode: 2 },
         );
       const approval: ApprovalMode = options.always ? "always" : options.yes ? "once" : "ask";
@@ -95,6 +95,11 @@ export function registerRun(program: Command, output: CliOutput): void {
         process.removeListener("SIGINT", onInterrupt);
       }
     });
+}
+
+/** A word as a POSIX shell would need it typed: as it is when plain, else in single quotes. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }
 
 /**
