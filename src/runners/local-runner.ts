@@ -29,7 +29,7 @@ export interface LocalRunnerOptions {
   readonly snapshots?: SnapshotStore;
   /** Between SIGTERM and SIGKILL when the timeout or an abort stops a run. */
   readonly killGraceMs?: number;
-  /** Where `dotnet` is looked for. */
+  /** Where interpreters and `dotnet` are looked for; its search path is also the script's PATH. */
   readonly languages?: LanguageOptions;
   /** Where PATH, LANG and TZ are taken from (default this process's environment). */
   readonly environment?: NodeJS.ProcessEnv;
@@ -116,7 +116,8 @@ export class LocalRunner implements Runner {
         args: command.command.args,
         cwd: work,
         env: {
-          PATH: host.PATH ?? FALLBACK_PATH,
+          // The PATH the interpreter was found on, so the script's own `python3` is the same one.
+          PATH: this.#options.languages?.searchPath ?? host.PATH ?? FALLBACK_PATH,
           LANG: host.LANG ?? "C.UTF-8",
           ...(host.TZ !== undefined ? { TZ: host.TZ } : {}),
           HOME: work,
