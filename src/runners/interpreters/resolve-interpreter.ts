@@ -175,7 +175,7 @@ function askInterpreter(
       program,
       found,
       source,
-      executable: reported.executable,
+      executable: mounts.ok ? mounts.executable : reported.executable,
       viaShim: realpathOr(found) !== realExecutable,
       ...(reported.version !== undefined ? { version: reported.version } : {}),
       prefix,
