@@ -27,6 +27,15 @@ missing=()
 for command in "${!wanted[@]}"; do
   command -v "$command" >/dev/null 2>&1 || missing+=("${wanted[$command]}")
 done
+# Python modules of Debian's python3, by package: the interpreter tests make venvs
+# (python3-venv) with --system-site-packages and import a system package from them (python3-yaml).
+declare -A wanted_modules=(
+  [venv]=python3-venv
+  [yaml]=python3-yaml
+)
+for module in "${!wanted_modules[@]}"; do
+  /usr/bin/python3 -c "import $module" >/dev/null 2>&1 || missing+=("${wanted_modules[$module]}")
+done
 # One package may provide several commands.
 if [ ${#missing[@]} -gt 0 ]; then
   mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
