@@ -7,6 +7,7 @@ import {
   readdirSync,
   readFileSync,
   realpathSync,
+  rmSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -117,6 +118,33 @@ describe("interpreter resolution", () => {
     writeFileSync(shim, `${readFileSync(shim, "utf8")}# upgraded\n`);
     expect(resolveInterpreter("python3", { searchPath: `${bin}:${SYSTEM_PATH}` }).ok).toBe(true);
     expect(calls()).toBe(2);
+  });
+
+  it("is asked again when the program it named is gone, and a failure is not kept", () => {
+    const root = temporaryFolder("skillgate-gone-");
+    const bin = join(root, "bin");
+    mkdirSync(bin);
+    const real = join(bin, "python3.99");
+    const counter = join(root, "calls");
+    writeFileSync(
+      join(bin, "python3"),
+      `#!/bin/sh\necho run >> ${counter}\nprintf '%s\\n' '${JSON.stringify({ executable: real, prefix: root, base_prefix: root })}'\n`,
+    );
+    chmodSync(join(bin, "python3"), 0o755);
+    writeFileSync(real, "");
+    const calls = () => readFileSync(counter, "utf8").split("\n").length - 1;
+    expect(resolveInterpreter("python3", { searchPath: bin }).ok).toBe(true);
+    expect(resolveInterpreter("python3", { searchPath: bin }).ok).toBe(true);
+    expect(calls()).toBe(1);
+    rmSync(real);
+    expect(resolveInterpreter("python3", { searchPath: bin })).toEqual({
+      ok: false,
+      problem: `${join(bin, "python3")} runs ${real}, which does not exist`,
+    });
+    expect(calls()).toBe(2);
+    writeFileSync(real, "");
+    expect(resolveInterpreter("python3", { searchPath: bin }).ok).toBe(true);
+    expect(calls()).toBe(3);
   });
 
   it("node behind a shim is its process.execPath", () => {
