@@ -1,7 +1,7 @@
 /**
  * Runs every benchmark (discovery, the 100,000-skill scale run, runners, MCP, then the sandbox) against the
  * built package and prints the results. `npm run bench` builds first; `node bench/run.mjs --sizes 1000` is a
- * quick run; `--only discovery`, `--only scale`, `--only runners`, `--only mcp` or `--only sandbox` runs one
+ * quick run; `--only discovery`, `--only scale`, `--only runners`, `--only mcp`, `--only sandbox` or `--only mounts` (issue 13: interpreter mounts) runs one
  * of them (`--scale-total` and `--scale-rounds` size the scale run).
  * BENCH_DIST points at another build (e.g. a temp outDir). `--json FILE` also writes the
  * raw measurements. Targets are reported as PASS/MISS; the exit code is 0 either way,
@@ -48,8 +48,11 @@ const load = () =>
     .join(" ");
 const loadBefore = load();
 const only = values.only;
-if (only !== undefined && !["discovery", "startup", "scale", "runners", "mcp", "sandbox"].includes(only)) {
-  console.error(`--only takes discovery, startup, scale, runners, mcp or sandbox, got ${only}`);
+if (
+  only !== undefined &&
+  !["discovery", "startup", "scale", "runners", "mcp", "sandbox", "mounts"].includes(only)
+) {
+  console.error(`--only takes discovery, startup, scale, runners, mcp, sandbox or mounts, got ${only}`);
   process.exit(2);
 }
 try {
@@ -122,6 +125,8 @@ try {
   }
   if (only === undefined || only === "sandbox")
     console.log(`\n${await (await import("./sandbox.mjs")).sandboxReport({ log })}`);
+  if (only === undefined || only === "mounts")
+    console.log(`\n${await (await import("./mounts.mjs")).mountsReport({ log })}`);
   if (values.json !== undefined)
     writeFileSync(
       values.json,

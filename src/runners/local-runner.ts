@@ -31,7 +31,7 @@ export interface LocalRunnerOptions {
   readonly snapshots?: SnapshotStore;
   /** Between SIGTERM and SIGKILL when the timeout or an abort stops a run. */
   readonly killGraceMs?: number;
-  /** Where `dotnet` is looked for. */
+  /** Where interpreters and `dotnet` are looked for; its search path is also the script's PATH. */
   readonly languages?: LanguageOptions;
   /** Where PATH, LANG and TZ are taken from (default this process's environment). */
   readonly environment?: NodeJS.ProcessEnv;
@@ -124,7 +124,8 @@ export class LocalRunner implements Runner {
         // In the workspace when there is one, as the user's shell would run it; HOME stays private.
         cwd: request.checkedWorkspace?.path ?? work,
         env: {
-          PATH: host.PATH ?? FALLBACK_PATH,
+          // The PATH the interpreter was found on, so the script's own `python3` is the same one.
+          PATH: this.#options.languages?.searchPath ?? host.PATH ?? FALLBACK_PATH,
           LANG: host.LANG ?? "C.UTF-8",
           ...(host.TZ !== undefined ? { TZ: host.TZ } : {}),
           HOME: work,

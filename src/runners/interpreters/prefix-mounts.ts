@@ -35,11 +35,12 @@ export interface PrefixMountInput {
  * refused (a sentence, for a `HOST:` text): `/` or a top-level folder, one inside the
  * sandbox's own or the host's system folders, or one holding the home folder or skillgate's
  * own folders (which would expose the data folder). The program itself must lie inside what
- * is bound, or under `/usr`.
+ * is bound, or under `/usr`; the program to run is the reported one when the sandbox shows
+ * that path, else its real file (a link from outside the prefix to an interpreter under it).
  */
 export function prefixMounts(
   input: PrefixMountInput,
-): { ok: true; mounts: InterpreterMount[] } | { ok: false; problem: string } {
+): { ok: true; mounts: InterpreterMount[]; executable: string } | { ok: false; problem: string } {
   const mounts: InterpreterMount[] = [];
   const add = (mount: InterpreterMount): void => {
     if (!mounts.some((known) => known.source === mount.source && known.target === mount.target))
@@ -75,12 +76,14 @@ export function prefixMounts(
   }
   const visible = (path: string, side: "source" | "target"): boolean =>
     inside(path, SYSTEM_PREFIX) || mounts.some((mount) => inside(path, mount[side]));
-  if (!visible(input.realExecutable, "source") || !visible(input.executable, "target"))
+  if (!visible(input.realExecutable, "source"))
     return {
       ok: false,
       problem: `${input.interpreter} runs ${input.executable} (${input.realExecutable}), which is outside its prefix (${input.prefixes.join(", ")}) and /usr`,
     };
-  return { ok: true, mounts };
+  // A link to the program from elsewhere (not a venv: its own bin is inside its prefix) runs as the real file.
+  const executable = visible(input.executable, "target") ? input.executable : input.realExecutable;
+  return { ok: true, mounts, executable };
 }
 
 /** Why a folder may not be bound, or undefined when it may. */

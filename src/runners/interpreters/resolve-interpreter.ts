@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { accessSync, constants, realpathSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, realpathSync, statSync } from "node:fs";
 import { delimiter, dirname, isAbsolute, join } from "node:path";
 import { type InterpreterMount, prefixMounts } from "./prefix-mounts.js";
 
@@ -82,14 +82,15 @@ const PYTHON_QUESTION = [
 const NODE_QUESTION =
   "process.stdout.write(JSON.stringify({ executable: process.execPath, version: process.version }))";
 
-const resolved = new Map<string, InterpreterResolution>();
+const resolved = new Map<string, ResolvedInterpreter>();
 
 /**
  * Finds `program` the way the user's shell does: the configured path when there is one, else
  * the first executable file of that name on the search path. A shim is resolved by asking
  * the interpreter itself once (Python: `sys.executable`, `sys.prefix`, `sys.base_prefix`;
  * Node: `process.execPath`); the answer is cached by the found file's identity (path, device,
- * inode, size and change time), so an upgraded shim or interpreter is asked again. Never throws.
+ * inode, size and change time, and the search path), so an upgraded shim or interpreter is
+ * asked again, and so is one whose program is gone. A failure is not cached. Never throws.
  */
 export function resolveInterpreter(
   program: InterpreterProgram,
@@ -111,16 +112,23 @@ export function resolveInterpreter(
   const key = identityKey(program, found, searchPath, lookup.protectedFolders);
   if (key === undefined) return { ok: false, problem: `${found} could not be read` };
   const cached = resolved.get(key);
-  if (cached !== undefined) return cached;
+  // A version the shim pointed at may have been removed since (`pyenv uninstall`): ask again.
+  if (cached !== undefined && existsSync(cached.executable)) return { ok: true, interpreter: cached };
   const answer = askInterpreter(program, found, configured !== undefined ? "config" : "path", {
     searchPath,
     ...(lookup.protectedFolders !== undefined ? { protectedFolders: lookup.protectedFolders } : {}),
   });
-  resolved.set(key, answer);
+  // Only answers are kept: a failure (a shim that timed out once) is tried again next time.
+  if (answer.ok) resolved.set(key, answer.interpreter);
+  else resolved.delete(key);
   return answer;
 }
 
-/** The first executable file named `program` in a PATH-style list (absolute folders only, as a shell would skip none: relative ones are unsafe). */
+/**
+ * The first executable file named `program` in a PATH-style list, as a shell finds it, except
+ * that relative folders (and empty entries, which mean the working folder) are skipped: what
+ * they name depends on where skillgate happens to run.
+ */
 export function findOnSearchPath(program: string, searchPath: string): string | undefined {
   for (const folder of searchPath.split(delimiter)) {
     if (folder === "" || !isAbsolute(folder)) continue;
@@ -128,11 +136,6 @@ export function findOnSearchPath(program: string, searchPath: string): string | 
     if (isExecutableFile(candidate)) return candidate;
   }
   return undefined;
-}
-
-/** Forgets every resolution (tests, and `doctor` after the owner changed an interpreter in place). */
-export function forgetResolvedInterpreters(): void {
-  resolved.clear();
 }
 
 function askInterpreter(
@@ -175,7 +178,7 @@ function askInterpreter(
       program,
       found,
       source,
-      executable: reported.executable,
+      executable: mounts.ok ? mounts.executable : reported.executable,
       viaShim: realpathOr(found) !== realExecutable,
       ...(reported.version !== undefined ? { version: reported.version } : {}),
       prefix,

@@ -199,7 +199,7 @@ export function runCommand(run: BwrapRun, withPrlimit = true): string[] {
 
 /**
  * The run's own arguments, read by bubblewrap from {@link SANDBOX_FDS.args}: the script's
- * environment (after `--clearenv`), the snapshot and the proxy socket, the hold on
+ * environment (after `--clearenv`), the interpreter's folders, the snapshot and the proxy socket, the hold on
  * `--block-fd`, and, for a chain started with the launcher, the command, with the
  * launcher's completion mark last.
  */

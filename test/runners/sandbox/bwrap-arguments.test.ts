@@ -206,8 +206,28 @@ describe("bubblewrap's arguments", () => {
     expect(bwrapCommandLine(shape(), "abc123")).not.toContain("--chdir");
   });
 
+  it("binds an interpreter's folders read-only, at their real path and at the path it was reported with", () => {
+    const data = bwrapRunArguments(
+      run({
+        interpreterMounts: [
+          { source: "/opt/pythons/3.12", target: "/opt/pythons/3.12" },
+          { source: "/opt/pythons/3.12", target: "/opt/python" },
+        ],
+      }),
+      false,
+    );
+    const text = data.join(" ");
+    expect(text).toContain(
+      "--ro-bind /opt/pythons/3.12 /opt/pythons/3.12 --ro-bind /opt/pythons/3.12 /opt/python",
+    );
+    expect(data.indexOf("/opt/python")).toBeLessThan(data.indexOf("/skill"));
+  });
+
   it("binds only read-only: no --bind, --dev-bind or --bind-try anywhere", () => {
-    const { options } = effective({}, { proxySocketSource: "/run/proxy.sock" });
+    const { options } = effective(
+      {},
+      { proxySocketSource: "/run/proxy.sock", interpreterMounts: [{ source: "/opt/x", target: "/opt/x" }] },
+    );
     for (const flag of ["--bind", "--bind-try", "--dev-bind", "--dev-bind-try", "--bind-fd"])
       expect(options, flag).not.toContain(flag);
   });

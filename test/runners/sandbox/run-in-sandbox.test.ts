@@ -348,6 +348,27 @@ describe("refusals: nothing starts, nothing is written", () => {
       options: { command: ["python3"] },
     },
     {
+      name: "an interpreter mount with a relative source",
+      script: "scripts/ok.py",
+      code: "invalid_command",
+      text: /not a program under \/usr/,
+      options: { interpreterMounts: [{ source: "venv", target: "/venv" }] },
+    },
+    {
+      name: "an interpreter mount of a missing folder",
+      script: "scripts/ok.py",
+      code: "interpreter_unreachable",
+      text: /its folder \/nonexistent\/venv does not exist/,
+      options: { interpreterMounts: [{ source: "/nonexistent/venv", target: "/nonexistent/venv" }] },
+    },
+    {
+      name: "a program outside /usr that no mount shows",
+      script: "scripts/ok.py",
+      code: "invalid_command",
+      text: /not a program under \/usr/,
+      options: { command: ["/etc/hostname"], interpreterMounts: [{ source: "/opt", target: "/opt" }] },
+    },
+    {
       name: "missing snapshot",
       script: "scripts/ok.py",
       code: "snapshot_unreachable",
