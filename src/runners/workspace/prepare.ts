@@ -15,13 +15,17 @@ export interface PreparedWorkspace {
  * walks it before the run. It may change it when it is writable, and always under the local
  * runner, which runs as the host user and cannot hold a workspace read-only. A writable
  * workspace's files with a second name are kept read-only in the sandbox; more of them than
- * the cap refuses the run, since one of those names may be outside the workspace.
+ * the cap refuses the run, since one of those names may be outside the workspace. Runs on a
+ * remote node or a queue worker pass the request's workspace on unchecked: it names a folder
+ * there (docs/running-scripts.md, "Remote nodes and queue workers").
  */
 export function prepareWorkspace(
   request: RunRequest,
   protectedFolders: readonly string[],
 ): { ok: true; prepared?: PreparedWorkspace } | { ok: false; refusal: RunResult } {
   if (request.workspace === undefined) return { ok: true };
+  // A remote node or queue worker names a folder on its own machine: its checks are its own.
+  if (request.execution === "node" || request.execution === "queue") return { ok: true };
   const checked = checkWorkspace(request.workspace, protectedFolders, request.script);
   if (!checked.ok) return checked;
   const compared = checked.workspace.access === "write" || request.execution === "local";
