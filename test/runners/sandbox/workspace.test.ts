@@ -231,6 +231,8 @@ describe("the workspace in the sandbox", () => {
     expect(result.message).toMatch(
       /^HOST: the workspace .* holds or is inside skillgate's own configuration or data folder/,
     );
+    // Refused before the snapshot: nothing was written for it.
+    expect(existsSync(join(data, "runs"))).toBe(false);
   });
 
   it("a runner handed a workspace the router did not check refuses the run", async () => {
