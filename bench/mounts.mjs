@@ -20,7 +20,7 @@
  */
 
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -32,7 +32,7 @@ import { median } from "./stats.mjs";
 const PAUSE_MS = 30;
 
 /** The target from the issue: the mounts add at most 10 % over a bare bwrap run. */
-export const MOUNTS_TARGET = { label: "interpreter mounts add <= 10 % over bare bwrap (median)", limit: 0.1 };
+export const MOUNTS_TARGET = { label: "the run's mounts add <= 10 % over bare bwrap (median)", limit: 0.1 };
 
 /** A venv with one module of its own, and a snapshot with a script that imports it and a no-op. */
 function makeFixtures() {
@@ -46,9 +46,42 @@ function makeFixtures() {
   mkdirSync(join(snapshot, "scripts"), { recursive: true });
   writeFileSync(join(snapshot, "scripts", "venv.py"), "import venvonly\n", { mode: 0o444 });
   writeFileSync(join(snapshot, "scripts", "noop.py"), "pass\n", { mode: 0o444 });
+  // Imports the environment's module and writes into the workspace: both mounts work.
+  writeFileSync(
+    join(snapshot, "scripts", "full.py"),
+    "import venvonly, envonly\nopen('written.txt', 'w').write('x')\n",
+    { mode: 0o444 },
+  );
   chmodSync(join(snapshot, "scripts"), 0o555);
   chmodSync(snapshot, 0o555);
-  return { parent, venv, snapshot };
+  // A package environment as the environment store keeps one (its Python folder), and a small project.
+  const environment = join(parent, "environment", "python");
+  mkdirSync(environment, { recursive: true });
+  writeFileSync(join(environment, "envonly.py"), "VALUE = 2\n");
+  const workspace = join(parent, "project");
+  mkdirSync(join(workspace, "src"), { recursive: true });
+  for (let index = 0; index < 20; index += 1)
+    writeFileSync(join(workspace, "src", `file${index}.txt`), "text\n");
+  chmodSync(workspace, 0o777);
+  return { parent, venv, snapshot, environment, workspace };
+}
+
+/**
+ * The workspace and package-environment parts of the build, when it has them (issue 13's other
+ * parts): the environment's mount point and the workspace scan; undefined for a build without.
+ */
+async function workspaceAndEnvironment(dist) {
+  try {
+    const environments = await import(
+      pathToFileURL(join(dist, "runners", "environments", "build-script.js")).href
+    );
+    const changes = await import(pathToFileURL(join(dist, "runners", "workspace", "changes.js")).href);
+    if (environments.ENVIRONMENT_MOUNTS?.python === undefined || changes.scanWorkspace === undefined)
+      return undefined;
+    return { pythonTarget: environments.ENVIRONMENT_MOUNTS.python, changes };
+  } catch {
+    return undefined;
+  }
 }
 
 /** Runs the benchmark; throws when any run fails. */
@@ -66,7 +99,12 @@ export async function runMountsBenchmark({ rounds = 30, log = () => undefined } 
   if (!resolved.ok || resolved.interpreter.mounts.length === 0)
     throw new Error(`the venv did not resolve with a mount: ${JSON.stringify(resolved)}`);
   const { executable, mounts } = resolved.interpreter;
-  const bareArgv = (interpreter, interpreterMounts) => [
+  const extended = await workspaceAndEnvironment(dist);
+  const full =
+    extended === undefined
+      ? undefined
+      : { workspace: fixtures.workspace, environment: fixtures.environment, target: extended.pythonTarget };
+  const bareArgv = (interpreter, interpreterMounts, withFull = false) => [
     ...(isRoot
       ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", "--"]
       : []),
@@ -87,31 +125,59 @@ export async function runMountsBenchmark({ rounds = 30, log = () => undefined } 
     "--ro-bind",
     fixtures.snapshot,
     "/skill",
-    "--chdir",
-    "/tmp",
+    ...(withFull && full !== undefined
+      ? [
+          "--ro-bind",
+          full.environment,
+          full.target,
+          "--setenv",
+          "PYTHONPATH",
+          full.target,
+          "--bind",
+          full.workspace,
+          full.workspace,
+          "--chdir",
+          full.workspace,
+        ]
+      : ["--chdir", "/tmp"]),
     "--",
     interpreter,
     "-B",
     "/skill/scripts/noop.py",
   ];
   const pool = new sandbox.SandboxPool();
-  const skillgate = (script, command, interpreterMounts) => async () => {
-    const started = performance.now();
-    const result = await sandbox.runInSandbox({
-      snapshotFolder: fixtures.snapshot,
-      script,
-      command,
-      interpreterMounts,
-      argumentsJson: "{}",
-      limits: { timeoutMs: 30_000, maxOutputBytes: 65_536 },
-      network: { mode: "none" },
-      pool,
-    });
-    const elapsed = performance.now() - started;
-    if (result.status !== "ok")
-      throw new Error(`skillgate ${script}: ${result.status} ${result.message ?? result.stderr}`);
-    return elapsed;
-  };
+  const fullRequest =
+    full === undefined
+      ? {}
+      : {
+          mounts: [{ source: full.environment, target: full.target, writable: false }],
+          extraEnvironment: { PYTHONPATH: full.target },
+          workspace: { path: full.workspace, access: "write", source: full.workspace, readOnlyFiles: [] },
+        };
+  const skillgate =
+    (script, command, interpreterMounts, withFull = false, scan = false) =>
+    async () => {
+      const started = performance.now();
+      // The router's before/after comparison of the workspace, when timed with it.
+      const before = scan ? extended.changes.scanWorkspace(full.workspace) : undefined;
+      const result = await sandbox.runInSandbox({
+        snapshotFolder: fixtures.snapshot,
+        script,
+        command,
+        interpreterMounts,
+        argumentsJson: "{}",
+        limits: { timeoutMs: 30_000, maxOutputBytes: 65_536 },
+        network: { mode: "none" },
+        pool,
+        ...(withFull ? fullRequest : {}),
+      });
+      if (before !== undefined)
+        extended.changes.compareScans(before, extended.changes.scanWorkspace(full.workspace));
+      const elapsed = performance.now() - started;
+      if (result.status !== "ok")
+        throw new Error(`skillgate ${script}: ${result.status} ${result.message ?? result.stderr}`);
+      return elapsed;
+    };
   const as = isRoot ? " (as 65534, setpriv)" : "";
   const contestants = [
     {
@@ -135,9 +201,31 @@ export async function runMountsBenchmark({ rounds = 30, log = () => undefined } 
       run: skillgate("scripts/noop.py", ["/usr/bin/python3", "-B"], []),
     },
   ];
+  if (full !== undefined)
+    contestants.push(
+      {
+        id: "bare-full",
+        label: `bare bwrap, venv, environment and workspace mounted${as}`,
+        run: () => timedSpawn(bareArgv(executable, mounts, true)),
+      },
+      {
+        id: "full",
+        label: "skillgate, venv, environment and writable workspace",
+        run: skillgate("scripts/noop.py", [executable, "-B"], mounts, true),
+      },
+      {
+        id: "full-scan",
+        label: "the same with the workspace's before/after comparison (20 files)",
+        run: skillgate("scripts/noop.py", [executable, "-B"], mounts, true, true),
+      },
+    );
   try {
     // The venv's own module imports in the sandbox (else the mount would be measured for nothing).
     await skillgate("scripts/venv.py", [executable, "-B"], mounts)();
+    if (full !== undefined) {
+      await skillgate("scripts/full.py", [executable, "-B"], mounts, true)();
+      if (!existsSync(join(full.workspace, "written.txt"))) throw new Error("the workspace was not written");
+    }
     for (const contestant of contestants) await contestant.run();
     const samples = Object.fromEntries(contestants.map((contestant) => [contestant.id, []]));
     for (let round = 0; round < rounds; round += 1) {
@@ -157,6 +245,7 @@ export async function runMountsBenchmark({ rounds = 30, log = () => undefined } 
     }));
     const of = (id) => results.find((result) => result.id === id)?.median ?? Number.NaN;
     const added = (of("venv") - of("today")) / of("bare-venv");
+    const fullAdded = full === undefined ? undefined : (of("full") - of("today")) / of("bare-full");
     return {
       rounds,
       isRoot,
@@ -165,8 +254,17 @@ export async function runMountsBenchmark({ rounds = 30, log = () => undefined } 
       added,
       bareAdded: (of("bare-venv") - of("bare-today")) / of("bare-venv"),
       ratioToBare: of("venv") / of("bare-venv"),
-      met: added <= MOUNTS_TARGET.limit,
-      notMeasured: "the workspace and declared-environment mounts (not in this build)",
+      ...(fullAdded !== undefined
+        ? {
+            fullAdded,
+            fullBareAdded: (of("bare-full") - of("bare-today")) / of("bare-full"),
+            fullRatioToBare: of("full") / of("bare-full"),
+          }
+        : {}),
+      met: (fullAdded ?? added) <= MOUNTS_TARGET.limit,
+      ...(full === undefined
+        ? { notMeasured: "the workspace and declared-environment mounts (not in this build)" }
+        : {}),
     };
   } finally {
     await pool.close();
@@ -188,10 +286,15 @@ export function formatMountsResults(benchmark) {
     ),
     "",
     `mounted: ${benchmark.mounts.map((mount) => mount.target).join(", ")}`,
-    `not measured: ${benchmark.notMeasured}`,
+    ...(benchmark.notMeasured !== undefined ? [`not measured: ${benchmark.notMeasured}`] : []),
     "",
+    ...(benchmark.fullAdded !== undefined
+      ? [
+          `the venv, environment and workspace mounts add ${(benchmark.fullAdded * 100).toFixed(1)} % of bare bwrap (with the same mounts) to a skillgate run (${(benchmark.fullBareAdded * 100).toFixed(1)} % to a bare bwrap run); skillgate with them is ${benchmark.fullRatioToBare.toFixed(2)}x bare bwrap with the same mounts`,
+        ]
+      : []),
     `the venv and its mount add ${(benchmark.added * 100).toFixed(1)} % of bare bwrap to a skillgate run (${(benchmark.bareAdded * 100).toFixed(1)} % to a bare bwrap run); skillgate with the venv is ${benchmark.ratioToBare.toFixed(2)}x bare bwrap with the same mounts`,
-    `${benchmark.met ? "PASS" : "MISS"}: ${MOUNTS_TARGET.label}: ${(benchmark.added * 100).toFixed(1)} %`,
+    `${benchmark.met ? "PASS" : "MISS"}: ${MOUNTS_TARGET.label}: ${((benchmark.fullAdded ?? benchmark.added) * 100).toFixed(1)} %${benchmark.fullAdded !== undefined ? " (venv, environment and workspace)" : " (venv only)"}`,
   ];
   return lines.join("\n");
 }

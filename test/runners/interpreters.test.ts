@@ -147,6 +147,25 @@ describe("interpreter resolution", () => {
     expect(calls()).toBe(3);
   });
 
+  it("package folders outside the prefix (as Homebrew keeps them) are bound too; missing ones are left out", () => {
+    const prefix = temporaryFolder("skillgate-brew-prefix-");
+    const packages = temporaryFolder("skillgate-brew-site-");
+    const bin = join(prefix, "bin");
+    mkdirSync(bin);
+    writeFileSync(join(bin, "python3.99"), "");
+    writeFileSync(
+      join(bin, "python3"),
+      `#!/bin/sh\nprintf '%s\\n' '${JSON.stringify({ executable: join(bin, "python3.99"), prefix, base_prefix: prefix, site: [join(prefix, "lib"), packages, join(packages, "never-made"), "/usr/lib/python3/dist-packages"] })}'\n`,
+    );
+    chmodSync(join(bin, "python3"), 0o755);
+    const resolved = resolveInterpreter("python3", { searchPath: bin });
+    if (!resolved.ok) throw new Error(resolved.problem);
+    expect(resolved.interpreter.mounts).toEqual([
+      { source: prefix, target: prefix },
+      { source: packages, target: packages },
+    ]);
+  });
+
   it("node behind a shim is its process.execPath", () => {
     const { bin, shim } = writeShim("node", "/usr/bin/node");
     const resolved = resolveInterpreter("node", { searchPath: `${bin}:${SYSTEM_PATH}` });
@@ -220,6 +239,17 @@ describe("hostile interpreter answers", () => {
           base_prefix: process.env.HOME,
         }),
       /which is not bound into the sandbox because it holds/,
+    ],
+    [
+      "a package folder in /etc",
+      (bin) =>
+        JSON.stringify({
+          executable: join(bin, "python3"),
+          prefix: join(bin, ".."),
+          base_prefix: join(bin, ".."),
+          site: ["/etc/ssl"],
+        }),
+      /keeps packages in \/etc\/ssl, which is not bound into the sandbox because \/etc is the host's or the sandbox's own/,
     ],
     [
       "a program outside its prefix",

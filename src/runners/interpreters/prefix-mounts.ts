@@ -1,5 +1,5 @@
 import { realpathSync } from "node:fs";
-import { isAbsolute, relative, sep } from "node:path";
+import { isAbsolute, relative, resolve, sep } from "node:path";
 import { resolveFolders } from "../../core/folders.js";
 
 /** One read-only bind of an interpreter's folder: the host's real folder, and where it appears in the sandbox. */
@@ -24,6 +24,11 @@ export interface PrefixMountInput {
   readonly realExecutable: string;
   /** `sys.prefix` (and `sys.base_prefix` of a venv), or the folder above node's `bin`. */
   readonly prefixes: readonly string[];
+  /**
+   * Where its packages are (Python's `site.getsitepackages()`): each that exists and is
+   * outside `/usr` and the prefixes is bound too (Homebrew keeps them beside its prefix).
+   */
+  readonly packageFolders?: readonly string[];
   /** More folders no mount may hold, besides skillgate's own and the home folder of this process. */
   readonly protectedFolders?: readonly string[];
 }
@@ -31,7 +36,8 @@ export interface PrefixMountInput {
 /**
  * The read-only binds that make an interpreter and the packages installed for it visible in
  * the sandbox: each prefix outside `/usr` at its real path, and also at the path the
- * interpreter reported when that goes through a symbolic link. A prefix too broad to bind is
+ * interpreter reported when that goes through a symbolic link; then each package folder
+ * neither already shows. A prefix too broad to bind is
  * refused (a sentence, for a `HOST:` text): `/` or a top-level folder, one inside the
  * sandbox's own or the host's system folders, or one holding the home folder or skillgate's
  * own folders (which would expose the data folder). The program itself must lie inside what
@@ -47,12 +53,14 @@ export function prefixMounts(
       mounts.push(mount);
   };
   const protectedFolders = [...(input.protectedFolders ?? []), ...defaultProtectedFolders()];
-  for (const prefix of input.prefixes) {
-    if (!isAbsolute(prefix))
+  for (const reported of input.prefixes) {
+    if (!isAbsolute(reported))
       return {
         ok: false,
-        problem: `${input.interpreter} reported a prefix that is not absolute (${prefix})`,
+        problem: `${input.interpreter} reported a prefix that is not absolute (${reported})`,
       };
+    // `..` and `.` parts would become bind targets as written.
+    const prefix = resolve(reported);
     let real: string;
     try {
       real = realpathSync(prefix);
@@ -76,13 +84,33 @@ export function prefixMounts(
   }
   const visible = (path: string, side: "source" | "target"): boolean =>
     inside(path, SYSTEM_PREFIX) || mounts.some((mount) => inside(path, mount[side]));
+  for (const reported of input.packageFolders ?? []) {
+    if (!isAbsolute(reported)) continue;
+    const folder = resolve(reported);
+    if (visible(folder, "target")) continue;
+    let real: string;
+    try {
+      real = realpathSync(folder);
+    } catch {
+      continue; // a site folder that was never made holds no packages
+    }
+    const broad = tooBroad(real, protectedFolders) ?? tooBroad(folder, protectedFolders);
+    if (broad !== undefined)
+      return {
+        ok: false,
+        problem: `${input.interpreter} keeps packages in ${folder}, which is not bound into the sandbox because ${broad}`,
+      };
+    add({ source: real, target: real });
+    if (folder !== real) add({ source: real, target: folder });
+  }
   if (!visible(input.realExecutable, "source"))
     return {
       ok: false,
       problem: `${input.interpreter} runs ${input.executable} (${input.realExecutable}), which is outside its prefix (${input.prefixes.join(", ")}) and /usr`,
     };
   // A link to the program from elsewhere (not a venv: its own bin is inside its prefix) runs as the real file.
-  const executable = visible(input.executable, "target") ? input.executable : input.realExecutable;
+  const reportedExecutable = resolve(input.executable);
+  const executable = visible(reportedExecutable, "target") ? reportedExecutable : input.realExecutable;
   return { ok: true, mounts, executable };
 }
 

@@ -74,8 +74,8 @@ const ASK_TIMEOUT_MS = 15_000;
 
 /** Asks Python where it really is: run with `-E`, as the sandbox's cleared environment would. */
 const PYTHON_QUESTION = [
-  "import json, sys",
-  'print(json.dumps({"executable": sys.executable, "prefix": sys.prefix, "base_prefix": getattr(sys, "base_prefix", sys.prefix), "version": "%d.%d.%d" % tuple(sys.version_info[:3])}))',
+  "import json, site, sys",
+  'print(json.dumps({"executable": sys.executable, "prefix": sys.prefix, "base_prefix": getattr(sys, "base_prefix", sys.prefix), "site": site.getsitepackages() if hasattr(site, "getsitepackages") else [], "version": "%d.%d.%d" % tuple(sys.version_info[:3])}))',
 ].join("\n");
 
 /** Asks Node where it really is. */
@@ -144,7 +144,7 @@ function askInterpreter(
   source: "path" | "config",
   context: { readonly searchPath: string; readonly protectedFolders?: readonly string[] },
 ): InterpreterResolution {
-  let reported: { executable: string; prefix?: string; basePrefix?: string; version?: string };
+  let reported: Reported;
   if (program === "bash") reported = { executable: found };
   else {
     const answer = ask(program, found, context.searchPath);
@@ -170,6 +170,7 @@ function askInterpreter(
     executable: reported.executable,
     realExecutable,
     prefixes: basePrefix !== undefined ? [prefix, basePrefix] : [prefix],
+    packageFolders: reported.site ?? [],
     ...(context.protectedFolders !== undefined ? { protectedFolders: context.protectedFolders } : {}),
   });
   return {
@@ -188,7 +189,14 @@ function askInterpreter(
   };
 }
 
-type Reported = { executable: string; prefix?: string; basePrefix?: string; version?: string };
+type Reported = {
+  executable: string;
+  prefix?: string;
+  basePrefix?: string;
+  /** Python's `site.getsitepackages()`: where its packages are, which may be outside the prefix (Homebrew). */
+  site?: string[];
+  version?: string;
+};
 
 /** Runs the interpreter once with its question, in the user's environment (a shim needs it). */
 function ask(
@@ -229,10 +237,14 @@ function ask(
     const prefix = text("prefix");
     const basePrefix = text("base_prefix");
     const version = text("version");
+    const site = Array.isArray(parsed.site)
+      ? parsed.site.filter((folder): folder is string => typeof folder === "string")
+      : [];
     return {
       ok: true,
       reported: {
         executable,
+        site,
         ...(prefix !== undefined ? { prefix } : {}),
         ...(basePrefix !== undefined ? { basePrefix } : {}),
         ...(version !== undefined ? { version } : {}),

@@ -103,7 +103,7 @@ export function checkInterpreterMounts(
   script: string,
 ): RunResult | undefined {
   for (const mount of mounts) {
-    if (!isAbsolute(mount.source) || !isAbsolute(mount.target))
+    if (!isAbsolute(mount.source) || !isAbsolute(mount.target) || shadowsTheSandbox(mount.target))
       return messages.invalidCommand(script, program);
     const answer = reach(mount.source, identity, "list");
     if (answer === "ok") continue;
@@ -118,6 +118,27 @@ export function checkInterpreterMounts(
     );
   }
   return undefined;
+}
+
+/** Mount points of the sandbox's own that an interpreter mount may not cover or replace. */
+const SANDBOX_OWN = [
+  "/usr",
+  "/proc",
+  "/dev",
+  "/sys",
+  "/etc",
+  SKILL_MOUNT,
+  "/proxy.sock",
+  "/bin",
+  "/lib",
+  "/lib64",
+];
+
+/** Whether a bind at `target` would hide or replace part of the sandbox itself (or be all of `/tmp`). */
+function shadowsTheSandbox(target: string): boolean {
+  const path = posix.normalize(target);
+  if (path === "/" || path === "/tmp" || path.split("/").includes("..")) return true;
+  return SANDBOX_OWN.some((own) => inside(path, own) || inside(own, path));
 }
 
 /** A bind source: its resolved path, and whether it needs the portal. */

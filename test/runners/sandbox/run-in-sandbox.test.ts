@@ -354,6 +354,13 @@ describe("refusals: nothing starts, nothing is written", () => {
       text: /not a program under \/usr/,
       options: { interpreterMounts: [{ source: "venv", target: "/venv" }] },
     },
+    ...["/", "/tmp", "/skill", "/usr/lib", "/etc", "/proc/self", "/a/../usr"].map((target) => ({
+      name: `an interpreter mount over ${target}`,
+      script: "scripts/ok.py",
+      code: "invalid_command",
+      text: /not a program under \/usr/,
+      options: { interpreterMounts: [{ source: "/opt", target }] },
+    })),
     {
       name: "an interpreter mount of a missing folder",
       script: "scripts/ok.py",
