@@ -1,9 +1,10 @@
 /**
  * Runs every benchmark (discovery, the 100,000-skill scale run, runners, MCP, then the sandbox) against the
  * built package and prints the results. `npm run bench` builds first; `node bench/run.mjs --sizes 1000` is a
- * quick run; `--only discovery`, `--only scale`, `--only runners`, `--only mcp`, `--only http-api` or
- * `--only sandbox` runs one of them (`--scale-total` and `--scale-rounds` size the scale run;
- * `--http-rounds` and `--http-seconds` the `/api/skills` run).
+ * quick run; `--only discovery`, `--only scale`, `--only runners`, `--only mcp`, `--only http-api`,
+ * `--only sandbox` or `--only mounts` (interpreter and workspace mounts) runs one of them
+ * (`--scale-total` and `--scale-rounds` size the scale run; `--http-rounds` and `--http-seconds`
+ * the `/api/skills` run).
  * BENCH_DIST points at another build (e.g. a temp outDir). `--json FILE` also writes the
  * raw measurements. Targets are reported as PASS/MISS; the exit code is 0 either way,
  * and 1 only when the benchmark itself fails (e.g. a contestant found the wrong count).
@@ -54,9 +55,11 @@ const loadBefore = load();
 const only = values.only;
 if (
   only !== undefined &&
-  !["discovery", "startup", "scale", "runners", "mcp", "http-api", "sandbox"].includes(only)
+  !["discovery", "startup", "scale", "runners", "mcp", "http-api", "sandbox", "mounts"].includes(only)
 ) {
-  console.error(`--only takes discovery, startup, scale, runners, mcp, http-api or sandbox, got ${only}`);
+  console.error(
+    `--only takes discovery, startup, scale, runners, mcp, http-api, sandbox or mounts, got ${only}`,
+  );
   process.exit(2);
 }
 try {
@@ -144,6 +147,8 @@ try {
   }
   if (only === undefined || only === "sandbox")
     console.log(`\n${await (await import("./sandbox.mjs")).sandboxReport({ log })}`);
+  if (only === undefined || only === "mounts")
+    console.log(`\n${await (await import("./mounts.mjs")).mountsReport({ log })}`);
   if (values.json !== undefined)
     writeFileSync(
       values.json,

@@ -54,7 +54,7 @@ function makeSnapshot(parentMode) {
   return { parent, folder };
 }
 
-function rootLinks() {
+export function rootLinks() {
   return ["/bin", "/sbin", "/lib", "/lib64"].flatMap((path) => {
     try {
       const stats = lstatSync(path);
@@ -66,8 +66,8 @@ function rootLinks() {
   });
 }
 
-/** Spawns argv with piped stdio, writes `{}` to stdin, resolves with the wall time once it closed. */
-function timedSpawn(argv) {
+/** Spawns argv with piped stdio, writes `{}` to stdin, resolves with the wall time once it closed (also for bench/mounts.mjs). */
+export function timedSpawn(argv) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(argv[0], argv.slice(1), {

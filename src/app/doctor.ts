@@ -2,6 +2,7 @@ import { type DoctorProblem, type DoctorReport, runDoctor } from "../catalog/doc
 import { isSkillgateError } from "../core/errors.js";
 import type { ExtensionProblem } from "../extensions/load.js";
 import { type SandboxHealth, sandboxHealth } from "../runners/sandbox/health.js";
+import { type InterpreterHealth, interpreterHealth } from "../runners/sandbox/interpreter-health.js";
 import { bootstrapCatalog } from "./bootstrap.js";
 import {
   type CatalogSetup,
@@ -13,6 +14,8 @@ import {
 /** The doctor's report with the sandbox's health: which limits this host enforces and how. */
 export interface SkillgateDoctorReport extends DoctorReport {
   readonly sandbox: SandboxHealth;
+  /** The interpreter each language runs with and what the sandbox binds for it (docs/running-scripts.md, "Interpreters"). */
+  readonly interpreters: readonly InterpreterHealth[];
 }
 
 /**
@@ -36,7 +39,14 @@ export async function runSkillgateDoctor(options: CatalogSetupOptions): Promise<
           setup.extensions.problems,
         );
   const sandbox = await sandboxHealth();
-  if (sandbox.ok) return { ...catalogReport, sandbox };
+  const interpreters = interpreterHealth({
+    ...(setup !== undefined
+      ? { configuredInterpreters: () => setup.catalog.config.runners.interpreters }
+      : {}),
+    protectedFolders: [catalogReport.dataFolder],
+  });
+  const withInterpreters = withInterpreterProblems(catalogReport, interpreters);
+  if (sandbox.ok) return { ...withInterpreters, sandbox, interpreters };
   const problem: DoctorProblem = {
     severity: "error",
     code: "sandbox_unavailable",
@@ -46,7 +56,40 @@ export async function runSkillgateDoctor(options: CatalogSetupOptions): Promise<
       : "sandboxed scripts cannot run here: bubblewrap is not installed",
     fix: sandbox.advice.join(" ") || "run scripts/install-test-deps.sh (or apt-get install bubblewrap socat)",
   };
-  return { ...catalogReport, ok: false, problems: [...catalogReport.problems, problem], sandbox };
+  return {
+    ...withInterpreters,
+    ok: false,
+    problems: [...withInterpreters.problems, problem],
+    sandbox,
+    interpreters,
+  };
+}
+
+/**
+ * A warning per interpreter that cannot run sandboxed scripts: a host may not need every
+ * language, so it is not an error, but a skill in that language will be refused.
+ */
+function withInterpreterProblems(
+  report: DoctorReport,
+  interpreters: readonly InterpreterHealth[],
+): DoctorReport {
+  const problems = interpreters.flatMap((interpreter): DoctorProblem[] =>
+    interpreter.problem === undefined
+      ? []
+      : [
+          {
+            severity: "warning",
+            code: "interpreter_unavailable",
+            subject: interpreter.program,
+            message: interpreter.problem,
+            fix:
+              interpreter.found === undefined
+                ? `install ${interpreter.program}, or set runners.interpreters.${interpreter.languages[0]} in config.yaml to its absolute path`
+                : `make the interpreter's folders readable by others, or set runners.interpreters.${interpreter.languages[0]} in config.yaml to one the sandbox can read (e.g. /usr/bin/${interpreter.program})`,
+          },
+        ],
+  );
+  return problems.length === 0 ? report : { ...report, problems: [...report.problems, ...problems] };
 }
 
 async function catalogSetupOrNone(options: CatalogSetupOptions): Promise<CatalogSetup | undefined> {

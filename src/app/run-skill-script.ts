@@ -34,6 +34,11 @@ export interface RunSkillScriptInput {
   /** The chat the run belongs to (default `cli`); an `always` grant is kept for this chat. */
   readonly chatId?: string;
   readonly signal?: AbortSignal;
+  /**
+   * The project folder the script sees and starts in (an absolute path): read-only or
+   * writable by the skill's tier and `skillgate.workspace`. Left out, the run has none.
+   */
+  readonly workspace?: string;
   /** The script's output as it comes (only what is kept under the output cap). */
   readonly onOutput?: (stream: "stdout" | "stderr", chunk: string) => void;
 }
@@ -104,6 +109,7 @@ export async function runSkillScript(
     const turn = skillgate.createTurn({
       chatId: input.chatId ?? "cli",
       ...(input.signal !== undefined ? { signal: input.signal } : {}),
+      ...(input.workspace !== undefined ? { workspace: input.workspace } : {}),
     });
     const call: Record<string, unknown> = { skill: input.skill, script: input.script };
     const callArguments = argumentsWithArgv(input.argumentsText, input.argv);

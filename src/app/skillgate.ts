@@ -13,7 +13,7 @@ import { ApprovalBook } from "../policy/approvals.js";
 import { PolicyTable } from "../policy/decide.js";
 import type { GrantStore } from "../policy/grants.js";
 import { configuredRule } from "../policy/rules.js";
-import type { RunLimits, Runner, RunRequest } from "../runners/contract.js";
+import type { RunLimits, Runner, RunRequest, RunResult } from "../runners/contract.js";
 import { auditLimitsText, type EnforcedLimits } from "../runners/enforced-limits.js";
 import { LocalRunner } from "../runners/local-runner.js";
 import { observedRunner, type RunObserver } from "../runners/observed.js";
@@ -169,7 +169,36 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
       limits: auditLimitsText(limits),
       ...(limits.cgroup.failed === true ? { errorKind: "cgroup_failed" } : {}),
     });
-  const { runner, sandbox } = runnerOf(options, data, () => catalog.config, auditRefusal, auditLimits);
+  // What a run changed in its workspace: one event per path, so the trail names every file.
+  const auditWorkspace = (request: RunRequest, result: RunResult): void => {
+    const changes = result.workspaceChanges;
+    const workspace = request.workspace?.path;
+    if (audit === undefined || changes === undefined || workspace === undefined) return;
+    for (const change of ["created", "changed", "deleted"] as const)
+      for (const path of changes[change])
+        audit.record({
+          type: "workspace-changed",
+          ...runEventBase(request.skill, request.call),
+          workspace,
+          path,
+          change,
+        });
+    if (changes.omitted > 0 || !changes.complete)
+      audit.record({
+        type: "workspace-changed",
+        ...runEventBase(request.skill, request.call),
+        workspace,
+        errorKind: changes.omitted > 0 ? "workspace_changes_omitted" : "workspace_scan_incomplete",
+      });
+  };
+  const { runner, sandbox } = runnerOf(
+    options,
+    { data, protectedFolders: [catalog.folders.data, catalog.folders.config] },
+    () => catalog.config,
+    auditRefusal,
+    auditLimits,
+  );
+  const auditedRunner = workspaceAudited(runner, auditWorkspace);
   const authoring = new Authoring({ config: () => catalog.config.notifications, logger });
   const authored = (notice: OwnerNotice): void => void authoring.report(notice);
   const chatEnvironment = {
@@ -185,7 +214,7 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
     storeFolder,
     extensions,
     broker,
-    runner,
+    runner: auditedRunner,
     openStore,
     chatLog: openChatLog,
     createTurn: (turnOptions) => {
@@ -193,7 +222,7 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
         {
           discover: () => catalog.discover(),
           broker,
-          runner,
+          runner: auditedRunner,
           runLimits: options.runLimits ?? configuredLimits(catalog.config),
           onArgumentRepair: (call) => reportArgumentRepairs(call, logger),
           extraTools: () => [...storeTools({ store: openStore, authored }), ...chatTools(chatEnvironment)],
@@ -230,31 +259,58 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
  */
 function runnerOf(
   options: SkillgateOptions,
-  data: string,
+  folders: { readonly data: string; readonly protectedFolders: readonly string[] },
   config: () => SkillgateConfig,
   auditRefusal: (skill: string, refusal: ProxyRefusal, call: RunRequest["call"]) => void,
   auditLimits: (skill: string, limits: EnforcedLimits, call: RunRequest["call"]) => void,
 ): { runner: Runner; sandbox: SandboxRunner | undefined } {
   let sandbox: SandboxRunner | undefined;
+  const data = folders.data;
   const chosen =
     options.runner ??
     (() => {
       const snapshots = new SnapshotStore({ dataFolder: data, keep: () => config().runners.snapshots.keep });
+      // Read on every run: an interpreter configured in config.yaml applies from the next run.
+      const languages = {
+        configuredInterpreters: () => config().runners.interpreters,
+        protectedFolders: [data],
+      };
       const local = new LocalRunner({
         dataFolder: data,
         snapshots,
         isTrusted: trustedSkills(() => config().runners.local.trusted),
+        languages,
       });
       sandbox = new SandboxRunner({
         snapshots,
+        languages,
         proxy: domainProxyProvider({ onRefusal: auditRefusal }),
         onLimits: auditLimits,
       });
-      return new RunnerRouter({ snapshots, runners: { local, sandbox, ...options.runners } });
+      return new RunnerRouter({
+        snapshots,
+        runners: { local, sandbox, ...options.runners },
+        protectedFolders: folders.protectedFolders,
+      });
     })();
   return {
     runner: options.observeRuns === undefined ? chosen : observedRunner(chosen, options.observeRuns),
     sandbox,
+  };
+}
+
+/** `runner`, telling `onResult` about each result (the workspace's changes go to the audit log). */
+function workspaceAudited(
+  runner: Runner,
+  onResult: (request: RunRequest, result: RunResult) => void,
+): Runner {
+  return {
+    ...(runner.admit !== undefined ? { admit: (request: RunRequest) => runner.admit?.(request) } : {}),
+    run: async (request) => {
+      const result = await runner.run(request);
+      onResult(request, result);
+      return result;
+    },
   };
 }
 

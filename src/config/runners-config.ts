@@ -16,6 +16,15 @@ export interface RunnersConfig {
     /** Verified snapshots kept; the least recently used beyond this are removed. */
     readonly keep: number;
   };
+  /**
+   * Absolute paths of the interpreters to run scripts with, instead of `python3`, `node` and
+   * `bash` on PATH (docs/running-scripts.md, "Interpreters"). A shim is resolved like one on PATH.
+   */
+  readonly interpreters: {
+    readonly python?: string;
+    readonly node?: string;
+    readonly bash?: string;
+  };
 }
 
 /** Nothing trusted locally; 60 s, 64 KiB of each stream; 50 snapshots. */
@@ -23,7 +32,11 @@ export const DEFAULT_RUNNERS_CONFIG: RunnersConfig = {
   local: { trusted: [] },
   limits: { timeoutSeconds: 60, maxOutputBytes: 64 * 1024 },
   snapshots: { keep: 50 },
+  interpreters: {},
 };
+
+/** The interpreters `runners.interpreters` may name. */
+const INTERPRETER_KEYS = ["python", "node", "bash"] as const;
 
 /** Bounds of each number, so a typo cannot make a run unbounded or a cap useless. */
 const BOUNDS = {
@@ -34,13 +47,15 @@ const BOUNDS = {
 
 /** Reads the `runners` section, adding every problem to `problems`. */
 export function readRunnersConfig(section: Record<string, unknown>, problems: string[]): RunnersConfig {
-  unknownKeys(section, "runners", ["local", "limits", "snapshots"], problems);
+  unknownKeys(section, "runners", ["local", "limits", "snapshots", "interpreters"], problems);
   const local = mapping(section, "local", "runners", problems);
   const limits = mapping(section, "limits", "runners", problems);
   const snapshots = mapping(section, "snapshots", "runners", problems);
   unknownKeys(local, "runners.local", ["trusted"], problems);
   unknownKeys(limits, "runners.limits", ["timeout_seconds", "max_output_bytes"], problems);
   unknownKeys(snapshots, "runners.snapshots", ["keep"], problems);
+  const interpreters = mapping(section, "interpreters", "runners", problems);
+  unknownKeys(interpreters, "runners.interpreters", INTERPRETER_KEYS, problems);
   const defaults = DEFAULT_RUNNERS_CONFIG;
   return {
     local: { trusted: names(local.trusted, "runners.local.trusted", problems) },
@@ -63,7 +78,38 @@ export function readRunnersConfig(section: Record<string, unknown>, problems: st
     snapshots: {
       keep: bounded(snapshots.keep, "runners.snapshots.keep", BOUNDS.keep, defaults.snapshots.keep, problems),
     },
+    interpreters: interpreterPaths(interpreters, problems),
   };
+}
+
+/**
+ * Each configured interpreter must be an absolute path of plain text: no control characters
+ * (it becomes a program name and a bind path) and no `.` or `..` part. Whether it exists is
+ * checked when it is used, and `skillgate doctor` shows it.
+ */
+function interpreterPaths(
+  section: Record<string, unknown>,
+  problems: string[],
+): RunnersConfig["interpreters"] {
+  const paths: { python?: string; node?: string; bash?: string } = {};
+  for (const key of INTERPRETER_KEYS) {
+    const value = section[key];
+    if (value === undefined || value === null) continue;
+    const where = `runners.interpreters.${key}`;
+    if (
+      typeof value !== "string" ||
+      !value.startsWith("/") ||
+      value.endsWith("/") ||
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+      /[\u0000-\u001f\u007f]/.test(value) ||
+      value.split("/").some((part) => part === "." || part === "..")
+    ) {
+      problems.push(`"${where}" must be an absolute path to the interpreter, e.g. /usr/bin/python3`);
+      continue;
+    }
+    paths[key] = value;
+  }
+  return paths;
 }
 
 function names(value: unknown, where: string, problems: string[]): string[] {

@@ -27,6 +27,9 @@ export const AUDIT_FIELDS = [
   "host",
   "port",
   "limits",
+  "workspace",
+  "path",
+  "change",
   "argv",
 ] as const satisfies readonly (keyof AuditEvent)[];
 

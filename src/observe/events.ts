@@ -15,7 +15,9 @@ export type AuditEventType =
   | "tool-call-finished"
   | "network-refused"
   /** A sandboxed run started: which limits were enforced and how (cgroup v1/v2, rlimit, tmpfs, timer). */
-  | "run-limits";
+  | "run-limits"
+  /** A run created, changed or deleted a path in its workspace; one event per path (see docs/audit.md). */
+  | "workspace-changed";
 
 /** How a call ended, as the audit log records it. */
 export type CallStatus =
@@ -58,6 +60,12 @@ export interface AuditEvent {
   readonly port?: number;
   /** For `run-limits`: what enforced each limit of the run (see docs/audit.md). */
   readonly limits?: string;
+  /** For `workspace-changed`: the run's workspace (absolute). */
+  readonly workspace?: string;
+  /** For `workspace-changed`: the path relative to the workspace (a folder ends in `/`). */
+  readonly path?: string;
+  /** For `workspace-changed`: what happened to `path`. */
+  readonly change?: "created" | "changed" | "deleted";
   /**
    * For `tool-call-classified` of a script run: the command-line arguments it passes (the
    * first {@link MAX_AUDIT_ARGV_ITEMS}, each cut like every text field; see docs/audit.md).

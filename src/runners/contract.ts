@@ -2,6 +2,8 @@ import type { JsonValue } from "../core/safe-json.js";
 import type { ExecutionMode, NetworkMode } from "../skill/governance.js";
 import type { ScriptLanguage } from "../skill/scripts.js";
 import type { EnforcedLimits } from "./enforced-limits.js";
+import type { WorkspaceChanges } from "./workspace/changes.js";
+import type { CheckedWorkspace, RunWorkspace } from "./workspace/workspace.js";
 
 /** How a run ended. `refused`: the runner would not start it (a hash mismatch, a language it cannot run). */
 export type RunStatus = "ok" | "failed" | "timed_out" | "interrupted" | "refused";
@@ -56,6 +58,16 @@ export interface RunRequest {
    * snapshot's folder. A runner given a request without it verifies and snapshots itself.
    */
   readonly snapshot?: VerifiedSnapshot;
+  /**
+   * The project folder the run sees, and how (docs/running-scripts.md, "The workspace"): the
+   * script starts in it. Without it the run has no workspace and starts in a private folder.
+   */
+  readonly workspace?: RunWorkspace;
+  /**
+   * Set by the router once it checked {@link workspace}: the real folder to mount and the
+   * files to keep read-only. A runner given a workspace without it refuses the run.
+   */
+  readonly checkedWorkspace?: CheckedWorkspace;
 }
 
 /** A skill's verified bytes in a runner-owned, content-addressed, read-only folder. */
@@ -88,6 +100,12 @@ export interface RunResult {
   readonly signal?: string;
   /** For a run that started, from a runner that can say: each limit and what enforced it. */
   readonly limits?: EnforcedLimits;
+  /**
+   * For a run that started with a workspace it could write to (or under the local runner,
+   * which cannot keep it read-only): every file and folder it created, changed or deleted
+   * there, from a bounded before/after comparison (see {@link WorkspaceChanges}).
+   */
+  readonly workspaceChanges?: WorkspaceChanges;
 }
 
 /**

@@ -1,17 +1,15 @@
-import {
-  accessSync,
-  constants,
-  mkdirSync,
-  readFileSync,
-  realpathSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { accessSync, constants, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, delimiter, extname, isAbsolute, join } from "node:path";
 import { stripTypes } from "../core/strip-types.js";
 import type { ScriptLanguage } from "../skill/scripts.js";
 import type { RunResult } from "./contract.js";
+import {
+  type ConfiguredInterpreters,
+  type InterpreterProgram,
+  type InterpreterResolution,
+  resolveInterpreter,
+} from "./interpreters/resolve-interpreter.js";
 import { refusal } from "./refusal.js";
 
 /**
@@ -21,15 +19,8 @@ import { refusal } from "./refusal.js";
  */
 export const DOTNET_RUN_FLAGS = ["-p:PublishAot=false", "-p:NuGetAudit=false"] as const;
 
-/**
- * Where interpreters are looked for, in order. Only real files under `/usr` count, so the
- * command that runs on the host is the one the sandbox can run (it sees `/usr` only), and
- * a version manager's shim earlier on PATH (pyenv, nvm) is never what runs a skill.
- */
-export const INTERPRETER_FOLDERS = ["/usr/bin", "/usr/local/bin"] as const;
-
 /** The program that runs each language (`.cs` is looked up on PATH instead). */
-const INTERPRETERS: Readonly<Record<Exclude<ScriptLanguage, "csharp">, string>> = {
+const INTERPRETERS: Readonly<Record<Exclude<ScriptLanguage, "csharp">, InterpreterProgram>> = {
   python: "python3",
   node: "node",
   typescript: "node",
@@ -42,26 +33,32 @@ export interface ScriptCommand {
   readonly args: readonly string[];
 }
 
-/** Where to look for `dotnet`: a PATH-style list (default: this process's PATH). */
+/**
+ * Where interpreters and `dotnet` are looked for: a PATH-style list (default: this process's
+ * PATH) and the owner's configured paths (`runners.interpreters`, read on every run so an
+ * edit of config.yaml applies to the next one).
+ */
 export interface LanguageOptions {
   readonly searchPath?: string;
+  readonly configuredInterpreters?: () => ConfiguredInterpreters;
+  /** More folders an interpreter's mounts must never expose (skillgate's own and the home folder always are). */
+  readonly protectedFolders?: readonly string[];
 }
 
-const found = new Map<string, string | undefined>();
-
-/** The absolute path of a program under `/usr` (see {@link INTERPRETER_FOLDERS}), or undefined. */
-export function interpreterPath(program: string): string | undefined {
-  if (found.has(program)) return found.get(program);
-  let path: string | undefined;
-  for (const folder of INTERPRETER_FOLDERS) {
-    const candidate = join(folder, program);
-    if (isExecutable(candidate) && realpathOrUndefined(candidate)?.startsWith("/usr/")) {
-      path = candidate;
-      break;
-    }
-  }
-  found.set(program, path);
-  return path;
+/**
+ * The interpreter that runs `language` (see docs/running-scripts.md, "Interpreters"): found as
+ * the user's shell finds it, or configured, with any shim resolved to the real program.
+ */
+export function languageInterpreter(
+  language: Exclude<ScriptLanguage, "csharp">,
+  options: LanguageOptions = {},
+): InterpreterResolution {
+  const configured = options.configuredInterpreters?.();
+  return resolveInterpreter(INTERPRETERS[language], {
+    ...(options.searchPath !== undefined ? { searchPath: options.searchPath } : {}),
+    ...(configured !== undefined ? { configured } : {}),
+    ...(options.protectedFolders !== undefined ? { protectedFolders: options.protectedFolders } : {}),
+  });
 }
 
 /** `dotnet` on the search path, as an absolute path, or undefined. */
@@ -91,11 +88,11 @@ export function checkLanguage(
       `${script} is a C# script and needs the .NET SDK (dotnet on PATH), which is not installed on this host, so it did not run. Tell the host's owner, or use a Python, JavaScript or shell script.`,
     );
   }
-  const program = INTERPRETERS[language];
-  if (interpreterPath(program) === undefined)
+  const interpreter = languageInterpreter(language, options);
+  if (!interpreter.ok)
     return refusal(
       "language_unavailable",
-      `${script} needs ${program}, which is not installed under /usr on this host, so it did not run; tell the host's owner.`,
+      `${script} needs ${INTERPRETERS[language]}, and ${interpreter.problem}, so it did not run; tell the host's owner (skillgate doctor shows the interpreters it found).`,
     );
   if (language === "typescript" && !typescriptInstalled())
     return refusal(
@@ -119,18 +116,20 @@ export async function scriptCommand(
 ): Promise<{ ok: true; command: ScriptCommand } | { ok: false; refusal: RunResult }> {
   const unavailable = checkLanguage(language, basename(scriptFile), options);
   if (unavailable !== undefined) return { ok: false, refusal: unavailable };
+  if (language === "csharp")
+    return ok(dotnetPath(options) as string, ["run", scriptFile, ...DOTNET_RUN_FLAGS]);
+  const resolved = languageInterpreter(language, options);
+  if (!resolved.ok) return { ok: false, refusal: refusal("language_unavailable", resolved.problem) };
+  const program = resolved.interpreter.executable;
   switch (language) {
-    case "csharp":
-      return ok(dotnetPath(options) as string, ["run", scriptFile, ...DOTNET_RUN_FLAGS]);
     case "python":
       // -B: the snapshot is read-only, so do not even try to write bytecode next to it.
-      return ok(interpreterPath("python3") as string, ["-B", scriptFile]);
+      return ok(program, ["-B", scriptFile]);
     case "node":
-      return ok(interpreterPath("node") as string, [scriptFile]);
     case "bash":
-      return ok(interpreterPath("bash") as string, [scriptFile]);
+      return ok(program, [scriptFile]);
     case "typescript":
-      return ok(interpreterPath("node") as string, [await transpileTypeScript(scriptFile, workFolder)]);
+      return ok(program, [await transpileTypeScript(scriptFile, workFolder)]);
   }
 }
 
@@ -165,13 +164,5 @@ function isExecutable(path: string): boolean {
     return statSync(path).isFile();
   } catch {
     return false;
-  }
-}
-
-function realpathOrUndefined(path: string): string | undefined {
-  try {
-    return realpathSync(path);
-  } catch {
-    return undefined;
   }
 }

@@ -10,6 +10,7 @@ import { refusal } from "./refusal.js";
 import { runsFolders } from "./runs-folder.js";
 import { checkRunArgv, withScriptArgv } from "./script-argv.js";
 import { SnapshotStore } from "./snapshot.js";
+import { uncheckedWorkspace } from "./workspace/prepare.js";
 
 /**
  * The most bytes of arguments JSON a script is given. Linux refuses a single environment
@@ -30,7 +31,7 @@ export interface LocalRunnerOptions {
   readonly snapshots?: SnapshotStore;
   /** Between SIGTERM and SIGKILL when the timeout or an abort stops a run. */
   readonly killGraceMs?: number;
-  /** Where `dotnet` is looked for. */
+  /** Where interpreters and `dotnet` are looked for; its search path is also the script's PATH. */
   readonly languages?: LanguageOptions;
   /** Where PATH, LANG and TZ are taken from (default this process's environment). */
   readonly environment?: NodeJS.ProcessEnv;
@@ -70,6 +71,8 @@ export class LocalRunner implements Runner {
   async run(request: RunRequest): Promise<RunResult> {
     const refused = this.admit(request);
     if (refused !== undefined) return refused;
+    if (request.workspace !== undefined && request.checkedWorkspace === undefined)
+      return uncheckedWorkspace(request);
     const argumentsJson = JSON.stringify(request.arguments);
     if (Buffer.byteLength(argumentsJson, "utf8") > MAX_ARGUMENTS_JSON_BYTES)
       return refusal(
@@ -118,9 +121,11 @@ export class LocalRunner implements Runner {
       return await runInProcessGroup({
         command: commandLine.command,
         args: commandLine.args,
-        cwd: work,
+        // In the workspace when there is one, as the user's shell would run it; HOME stays private.
+        cwd: request.checkedWorkspace?.path ?? work,
         env: {
-          PATH: host.PATH ?? FALLBACK_PATH,
+          // The PATH the interpreter was found on, so the script's own `python3` is the same one.
+          PATH: this.#options.languages?.searchPath ?? host.PATH ?? FALLBACK_PATH,
           LANG: host.LANG ?? "C.UTF-8",
           ...(host.TZ !== undefined ? { TZ: host.TZ } : {}),
           HOME: work,

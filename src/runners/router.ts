@@ -2,6 +2,7 @@ import type { ExecutionMode } from "../skill/governance.js";
 import type { Runner, RunRequest, RunResult } from "./contract.js";
 import { refusal } from "./refusal.js";
 import type { SnapshotStore } from "./snapshot.js";
+import { prepareWorkspace, withWorkspaceChanges } from "./workspace/prepare.js";
 
 /** The runner of each execution mode; a mode left out is refused with a `HOST:` message. */
 export type ModeRunners = Partial<Readonly<Record<ExecutionMode, Runner>>>;
@@ -11,6 +12,11 @@ export interface RunnerRouterOptions {
   /** Verifies hashes and makes the snapshots every mode runs from. */
   readonly snapshots: SnapshotStore;
   readonly runners: ModeRunners;
+  /**
+   * Folders no workspace may hold or be inside: skillgate's own configuration and data
+   * (docs/running-scripts.md, "The workspace").
+   */
+  readonly protectedFolders?: readonly string[];
 }
 
 /**
@@ -19,15 +25,18 @@ export interface RunnerRouterOptions {
  * the call (trust, language), then the skill's live folder is hashed and compared with the
  * hash the call was approved against, the verified bytes are snapshotted (or the snapshot
  * of that hash reused), and the runner is given the snapshot as the skill's folder. A
- * runner never sees the live folder through the router.
+ * runner never sees the live folder through the router. A run with a workspace has it
+ * checked first, and walked before and after when it may change it (workspace/prepare.ts).
  */
 export class RunnerRouter implements Runner {
   readonly #snapshots: SnapshotStore;
   readonly #runners: ModeRunners;
+  readonly #protectedFolders: readonly string[];
 
   constructor(options: RunnerRouterOptions) {
     this.#snapshots = options.snapshots;
     this.#runners = options.runners;
+    this.#protectedFolders = options.protectedFolders ?? [];
   }
 
   /** The runner for a mode, if one is configured. */
@@ -46,11 +55,20 @@ export class RunnerRouter implements Runner {
     if (runner === undefined) return noRunner(request);
     const refused = runner.admit?.(request);
     if (refused !== undefined) return refused;
+    const workspace = prepareWorkspace(request, this.#protectedFolders);
+    if (!workspace.ok) return workspace.refusal;
     const prepared = this.#snapshots.prepare(request);
     if (!prepared.ok) return prepared.refusal;
     const snapshot = prepared.snapshot;
+    const checkedWorkspace = workspace.prepared?.workspace;
     try {
-      return await runner.run({ ...request, folder: snapshot.folder, snapshot });
+      const result = await runner.run({
+        ...request,
+        folder: snapshot.folder,
+        snapshot,
+        ...(checkedWorkspace !== undefined ? { checkedWorkspace } : {}),
+      });
+      return withWorkspaceChanges(result, workspace.prepared);
     } finally {
       this.#snapshots.release(snapshot);
     }

@@ -68,6 +68,7 @@ export const COMMON_METADATA_KEYS = byLength([
   "skillgate.execution",
   "skillgate.network",
   "skillgate.allowed-domains",
+  "skillgate.workspace",
   "parameters_schema",
 ]);
 
@@ -82,6 +83,7 @@ export const COMMON_METADATA_VALUES = byLength([
   "queue",
   "none",
   "bridge",
+  "write",
 ]);
 export const NONE_KNOWN: KnownStrings = [];
 

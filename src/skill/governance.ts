@@ -11,12 +11,20 @@ export type Tier = "read" | "change" | "destructive";
 /** Network for a queued script's container. */
 export type NetworkMode = "none" | "bridge";
 
+/**
+ * What a skill declares about the turn's workspace (docs/running-scripts.md, "The workspace"):
+ * `none` turns it off, `read` sees it read-only, `write` may change it (asked first).
+ */
+export type WorkspaceDeclaration = "none" | "read" | "write";
+
 /** The values every governance key may take, for messages, docs and the CLI. */
 export const EXECUTION_MODES: readonly ExecutionMode[] = ["local", "sandbox", "node", "queue"];
 /** See {@link Tier}. */
 export const TIERS: readonly Tier[] = ["read", "change", "destructive"];
 /** See {@link NetworkMode}. */
 export const NETWORK_MODES: readonly NetworkMode[] = ["none", "bridge"];
+/** See {@link WorkspaceDeclaration}. */
+export const WORKSPACE_DECLARATIONS: readonly WorkspaceDeclaration[] = ["none", "read", "write"];
 
 /** The metadata keys skillgate reads. */
 export const GOVERNANCE_KEYS = {
@@ -24,6 +32,7 @@ export const GOVERNANCE_KEYS = {
   tier: "skillgate.tier",
   allowedDomains: "skillgate.allowed-domains",
   network: "skillgate.network",
+  workspace: "skillgate.workspace",
   parametersSchema: "parameters_schema",
 } as const;
 
@@ -35,6 +44,16 @@ export interface Governance {
   readonly allowedDomains: readonly string[];
   readonly network: NetworkMode;
   readonly parametersSchema: ParametersSchema;
+  /** `skillgate.workspace` when declared; left out, the tier decides (see {@link workspaceAccessOf}). */
+  readonly workspace?: WorkspaceDeclaration;
+}
+
+/**
+ * How a skill's runs use the turn's workspace: the declared `skillgate.workspace`, else
+ * read-only for a `read` skill and writable for `change` and `destructive` ones.
+ */
+export function workspaceAccessOf(governance: Governance): WorkspaceDeclaration {
+  return governance.workspace ?? (governance.tier === "read" ? "read" : "write");
 }
 
 /** Governance with every default, for skills that declare nothing. */
@@ -71,8 +90,27 @@ export function readGovernance(
     DEFAULT_GOVERNANCE.network,
     problems,
   );
+  const workspace =
+    metadata[GOVERNANCE_KEYS.workspace] === undefined
+      ? undefined
+      : readChoice(metadata, GOVERNANCE_KEYS.workspace, WORKSPACE_DECLARATIONS, undefined, problems);
   const rawDomains = metadata[GOVERNANCE_KEYS.allowedDomains];
   const rawSchema = metadata[GOVERNANCE_KEYS.parametersSchema];
+  if (workspace !== undefined) {
+    const shared = sharedGovernance(execution, tier, network);
+    const schema = readParametersSchema(rawSchema);
+    if (schema.problem !== undefined)
+      problems.report("invalid_parameters_schema", schema.problem, GOVERNANCE_KEYS.parametersSchema);
+    return {
+      governance: Object.freeze({
+        ...shared,
+        allowedDomains: readDomains(rawDomains, problems),
+        parametersSchema: schema.schema,
+        workspace,
+      }),
+      diagnostics: problems.found(),
+    };
+  }
   if ((rawDomains === undefined || rawDomains === null) && (rawSchema === undefined || rawSchema === null)) {
     return { governance: sharedGovernance(execution, tier, network), diagnostics: problems.found() };
   }
@@ -133,13 +171,13 @@ function sharedGovernance(execution: ExecutionMode, tier: Tier, network: Network
   return governance;
 }
 
-function readChoice<Choice extends string>(
+function readChoice<Choice extends string, Fallback extends Choice | undefined>(
   metadata: Readonly<Record<string, unknown>>,
   key: string,
   choices: readonly Choice[],
-  fallback: Choice,
+  fallback: Fallback,
   problems: GovernanceProblems,
-): Choice {
+): Choice | Fallback {
   const raw = metadata[key];
   if (raw === undefined) return fallback;
   if (typeof raw === "string" && (choices as readonly string[]).includes(raw)) return raw as Choice;

@@ -1,7 +1,10 @@
 import type { JsonValue } from "../core/safe-json.js";
 import type { CallStatus } from "../observe/events.js";
 import { DEFAULT_RUN_LIMITS, type RunLimits, type Runner, type RunResult } from "../runners/contract.js";
+import { describeWorkspaceChanges, noChanges } from "../runners/workspace/changes.js";
+import type { RunWorkspace } from "../runners/workspace/workspace.js";
 import { hashSkillFolder } from "../skill/content-hash.js";
+import { type Governance, workspaceAccessOf } from "../skill/governance.js";
 import { ARGV_PROPERTY, effectiveSchema, type JsonSchema } from "../skill/parameters-schema.js";
 import { listSkillScripts, type SkillScript } from "../skill/scripts.js";
 import type { Skill } from "../skill/skill.js";
@@ -17,6 +20,8 @@ export interface RunScriptEnvironment {
   readonly view: SkillView;
   readonly runner: Runner;
   readonly limits?: RunLimits;
+  /** The turn's project folder (absolute), asked at each call: runs see it as their skill's tier and declaration allow. */
+  readonly workspace?: () => string | undefined;
   /** Told once per call whose arguments were repaired (for the log line and the counter); never the content. */
   readonly onArgumentRepair?: (call: {
     skill: string;
@@ -34,6 +39,8 @@ export interface RunScriptInput {
   readonly arguments: Record<string, JsonValue>;
   /** `arguments.argv`, taken out: what follows the script's path on its command line. */
   readonly argv?: readonly string[];
+  /** The workspace the run gets, and how; left out when the turn has none or the skill says `none`. */
+  readonly workspace?: RunWorkspace;
 }
 
 // Advertised as an object plus an optional node; text holding an object is still accepted and repaired.
@@ -91,6 +98,7 @@ export function runScriptTool(environment: RunScriptEnvironment): ToolDefinition
         script: input.script.path,
         language: input.script.language,
         arguments: input.arguments,
+        ...(input.workspace !== undefined ? { workspace: input.workspace } : {}),
         ...(input.argv !== undefined ? { argv: input.argv } : {}),
         allowedDomains: input.skill.governance.allowedDomains,
         network: input.skill.governance.network,
@@ -156,8 +164,10 @@ function prepareRun(environment: RunScriptEnvironment, raw: unknown): PreparedCa
       message: SCRIPT_TEXTS.unreadableSkill(skill.name),
       subject: { tier, skill: skill.name, summary },
     };
+  const workspace = runWorkspace(environment.workspace?.(), skill.governance);
   const subject = {
-    tier,
+    // A run that may write the workspace is asked like a change, whatever the skill's tier.
+    tier: workspace?.access === "write" && tier === "read" ? ("change" as const) : tier,
     skill: skill.name,
     hash: hashed.hash,
     skillRunnable: true,
@@ -190,11 +200,13 @@ function prepareRun(environment: RunScriptEnvironment, raw: unknown): PreparedCa
       script,
       arguments: rest,
       ...(commandLine !== undefined ? { argv: commandLine } : {}),
+      ...(workspace !== undefined ? { workspace } : {}),
     },
-    subject:
-      commandLine !== undefined
-        ? { ...subject, argv: commandLine, summary: withArgv(subject.summary, commandLine) }
-        : subject,
+    subject: {
+      ...subject,
+      ...(commandLine !== undefined ? { argv: commandLine } : {}),
+      summary: `${commandLine !== undefined ? withArgv(subject.summary, commandLine) : subject.summary}${workspaceSummary(workspace)}`,
+    },
   };
 }
 
@@ -205,6 +217,21 @@ function prepareRun(environment: RunScriptEnvironment, raw: unknown): PreparedCa
  */
 function withArgv(summary: string, argv: readonly string[]): string {
   return argv.length === 0 ? summary : `${summary} with argv ${JSON.stringify(argv)}`;
+}
+
+/** The workspace a run of this skill gets: none, read-only or writable (docs/running-scripts.md, "The workspace"). */
+function runWorkspace(path: string | undefined, governance: Governance): RunWorkspace | undefined {
+  const access = workspaceAccessOf(governance);
+  if (path === undefined || access === "none") return undefined;
+  return { path, access };
+}
+
+/** What the approval text says about the workspace, so a person knows what a yes lets the script do. */
+function workspaceSummary(workspace: RunWorkspace | undefined): string {
+  if (workspace === undefined) return "";
+  return workspace.access === "write"
+    ? `, with write access to the workspace ${workspace.path}`
+    : `, with the workspace ${workspace.path} read-only`;
 }
 
 /** How a run counts for the chat log and the audit log: a non-zero exit is a failure. */
@@ -232,5 +259,8 @@ export function formatRunResult(result: RunResult, limits: RunLimits): string {
       `--- stderr ---\n${result.stderr}${result.stderrTruncated ? `\n${SCRIPT_TEXTS.cut("stderr")}` : ""}`,
     );
   if (result.stdout === "" && result.stderr === "") parts.push("(no output)");
+  const changes = result.workspaceChanges;
+  if (changes !== undefined && !noChanges(changes))
+    parts.push(`--- workspace changes ---\n${describeWorkspaceChanges(changes).join("\n")}`);
   return parts.join("\n");
 }

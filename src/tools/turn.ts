@@ -1,3 +1,4 @@
+import { isAbsolute, resolve } from "node:path";
 import type { DiscoveryResult } from "../catalog/discover.js";
 import { InvalidArgumentError } from "../core/errors.js";
 import { DEFAULT_INDEX_BUDGET } from "../core/limits.js";
@@ -26,6 +27,14 @@ export interface TurnOptions {
   /** The skill index's character budget. */
   readonly indexBudget?: number;
   readonly signal?: AbortSignal;
+  /**
+   * The project folder of the turn, an absolute path: scripts run in it, read-only or
+   * writable by their skill's tier and `skillgate.workspace` (docs/running-scripts.md,
+   * "The workspace"). Left out, runs have no workspace. A function is asked at each call, for
+   * a surface that learns its root later (an MCP client's roots); its answer must be absolute
+   * or `undefined`.
+   */
+  readonly workspace?: string | (() => string | undefined);
 }
 
 /** What a turn is built from: the catalog, the broker, a runner and optional extra tools. */
@@ -95,6 +104,7 @@ export function createTurn(dependencies: TurnDependencies, options: TurnOptions)
       view,
       runner: dependencies.runner,
       ...(dependencies.runLimits ? { limits: dependencies.runLimits } : {}),
+      ...(options.workspace !== undefined ? { workspace: turnWorkspace(options.workspace) } : {}),
       ...(dependencies.onArgumentRepair ? { onArgumentRepair: dependencies.onArgumentRepair } : {}),
     }),
     ...(dependencies.extraTools?.(view) ?? []),
@@ -139,6 +149,19 @@ export function createTurn(dependencies: TurnDependencies, options: TurnOptions)
     end: (text) => fire("after_turn", text !== undefined ? { text } : {}),
     stop: (reason) => fire("stop", reason !== undefined ? { reason } : {}),
   };
+}
+
+/** The turn's workspace, normalised; a relative one is the caller's mistake. */
+function turnWorkspace(workspace: string | (() => string | undefined)): () => string | undefined {
+  if (typeof workspace === "function")
+    return () => {
+      const path = workspace();
+      return path !== undefined && isAbsolute(path) && !path.includes("\0") ? resolve(path) : undefined;
+    };
+  if (!isAbsolute(workspace) || workspace.includes("\0"))
+    throw new InvalidArgumentError("workspace", "a turn's workspace must be an absolute path");
+  const path = resolve(workspace);
+  return () => path;
 }
 
 function turnScope(options: TurnOptions): CallScope {

@@ -64,6 +64,7 @@ describe("loadConfig", () => {
         local: { trusted: [] },
         limits: { timeoutSeconds: 60, maxOutputBytes: 65536 },
         snapshots: { keep: 50 },
+        interpreters: {},
       },
       extensions: { project: false, paths: [], hooks: { timeoutSeconds: 10, maxOutputBytes: 65536 } },
       notifications: { timeoutSeconds: 5, channels: [] },

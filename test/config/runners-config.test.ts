@@ -8,6 +8,7 @@ describe("the runners section", () => {
       local: { trusted: [] },
       limits: { timeoutSeconds: 60, maxOutputBytes: 64 * 1024 },
       snapshots: { keep: 50 },
+      interpreters: {},
     });
     expect(parseConfig("runners:\n", "f").runners).toEqual(DEFAULT_CONFIG.runners);
   });
@@ -23,6 +24,9 @@ describe("the runners section", () => {
         "    max_output_bytes: 2048",
         "  snapshots:",
         "    keep: 3",
+        "  interpreters:",
+        "    python: /opt/python/bin/python3",
+        "    node: /home/me/.nvm/versions/node/v20.11.1/bin/node",
         "",
       ].join("\n"),
       "f",
@@ -31,6 +35,10 @@ describe("the runners section", () => {
       local: { trusted: ["backup-tool", "ops-*"] },
       limits: { timeoutSeconds: 5, maxOutputBytes: 2048 },
       snapshots: { keep: 3 },
+      interpreters: {
+        python: "/opt/python/bin/python3",
+        node: "/home/me/.nvm/versions/node/v20.11.1/bin/node",
+      },
     });
   });
 
@@ -70,6 +78,30 @@ describe("the runners section", () => {
       '"runners.snapshots.keep" must be a whole number from 1 to 10000',
     ],
     ["an unknown limits key", "runners:\n  limits:\n    memory: 1\n", 'unknown key "runners.limits.memory"'],
+    [
+      "interpreters as a list",
+      "runners:\n  interpreters: [python3]\n",
+      '"runners.interpreters" must be a mapping',
+    ],
+    [
+      "an interpreter of an unknown language",
+      "runners:\n  interpreters:\n    ruby: /usr/bin/ruby\n",
+      'unknown key "runners.interpreters.ruby"',
+    ],
+    ...[
+      ["a relative interpreter", "python3"],
+      ["an interpreter with ..", "/opt/../root/python3"],
+      ["an interpreter with a . part", "/opt/./python3"],
+      ["an interpreter path ending in /", "/usr/bin/"],
+      ["an interpreter with a line break", '"/usr/bin/python3\\nx"'],
+      ["an interpreter with a NUL", '"/usr/bin/python3\\0"'],
+      ["an interpreter as a number", "3"],
+      ["an interpreter as a list", "[/usr/bin/python3]"],
+    ].map(([name, value]): [string, string, string] => [
+      name as string,
+      `runners:\n  interpreters:\n    python: ${value}\n`,
+      '"runners.interpreters.python" must be an absolute path to the interpreter, e.g. /usr/bin/python3',
+    ]),
   ])("%s is invalid_config", (_name, text, problem) => {
     expect(problemsOf(text)).toContain(problem);
   });

@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { DOTNET_RUN_FLAGS, dotnetPath, interpreterPath } from "../../src/runners/languages.js";
+import { DOTNET_RUN_FLAGS, dotnetPath, languageInterpreter } from "../../src/runners/languages.js";
 import { LocalRunner } from "../../src/runners/local-runner.js";
 import { hashOf, requestFor, runnerTree, writeSkillFolder } from "./helpers.js";
 
@@ -40,10 +40,12 @@ function localRunner(data: string, options: { searchPath?: string } = {}): Local
 }
 
 describe("languages", () => {
-  it("interpreters are absolute paths under /usr, never a shim earlier on PATH", () => {
-    for (const program of ["python3", "node", "bash"]) {
-      const path = interpreterPath(program);
-      expect(path, program).toMatch(/^\/usr\/(local\/)?bin\//);
+  it("interpreters are the first python3, node and bash on PATH, as absolute paths", () => {
+    for (const language of ["python", "node", "bash"] as const) {
+      const resolved = languageInterpreter(language);
+      if (!resolved.ok) throw new Error(resolved.problem);
+      expect(resolved.interpreter.source, language).toBe("path");
+      expect(resolved.interpreter.executable, language).toMatch(/^\//);
     }
   });
 

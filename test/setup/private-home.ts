@@ -1,6 +1,6 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { afterAll } from "vitest";
 
 /**
@@ -9,7 +9,10 @@ import { afterAll } from "vitest";
  * folder, removed after the file. So no test reads the skills, configuration, store or
  * extensions of the person running the suite (src/core/folders.ts lists every variable
  * skillgate reads for its folders), and child processes that inherit the environment get the
- * same private home. Tokens a user may have set are cleared so no test uses them.
+ * same private home. Tokens a user may have set are cleared so no test uses them. PATH keeps
+ * only folders outside the person's own home: a version manager's shims there (pyenv, nvm)
+ * would change which interpreter every test's scripts run with; the tests of interpreter
+ * resolution make their own PATH.
  */
 
 /** The variables a test home replaces, with where each points inside it. */
@@ -32,6 +35,12 @@ const CLEARED_VARIABLES = [
 ] as const;
 
 const saved = new Map<string, string | undefined>();
+const personalHome = process.env.HOME;
+saved.set("PATH", process.env.PATH);
+if (personalHome !== undefined && personalHome !== "/" && process.env.PATH !== undefined)
+  process.env.PATH = process.env.PATH.split(delimiter)
+    .filter((folder) => folder !== personalHome && !folder.startsWith(`${personalHome}/`))
+    .join(delimiter);
 const home = realpathSync(mkdtempSync(join(tmpdir(), "skillgate-test-home-")));
 
 for (const [name, relative] of Object.entries(HOME_VARIABLES)) {

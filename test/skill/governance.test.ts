@@ -7,6 +7,8 @@ import {
   NETWORK_MODES,
   readGovernance,
   TIERS,
+  WORKSPACE_DECLARATIONS,
+  workspaceAccessOf,
 } from "../../src/skill/governance.js";
 import { loadSkillFolder } from "../../src/skill/load-skill.js";
 import { skillFolder, skillText } from "./skill-folders.js";
@@ -126,6 +128,52 @@ describe("governance keys", () => {
     ]);
     expect(loaded.governanceInvalid).toBe(true);
     expect(loaded.skill?.governance).toEqual(DEFAULT_GOVERNANCE);
+  });
+});
+
+describe("skillgate.workspace", () => {
+  it.each(WORKSPACE_DECLARATIONS.map((value) => [value]))("accepts skillgate.workspace: %s", (value) => {
+    const result = read({ "skillgate.workspace": value, "skillgate.tier": "read" });
+    expect(result.diagnostics).toEqual([]);
+    expect(result.governance.workspace).toBe(value);
+    expect(workspaceAccessOf(result.governance)).toBe(value);
+  });
+
+  it("left out, the tier decides: read-only for read skills, writable for change and destructive ones", () => {
+    expect(read({}).governance.workspace).toBeUndefined();
+    expect(workspaceAccessOf(read({ "skillgate.tier": "read" }).governance)).toBe("read");
+    expect(workspaceAccessOf(read({ "skillgate.tier": "change" }).governance)).toBe("write");
+    expect(workspaceAccessOf(read({ "skillgate.tier": "destructive" }).governance)).toBe("write");
+  });
+
+  it.each([["writable"], ["READ"], [""], [true], [1], [["read"]]] as const)(
+    "refuses skillgate.workspace: %j (invalid_governance) and leaves it to the tier",
+    (value) => {
+      const result = read({ "skillgate.workspace": value, "skillgate.tier": "read" });
+      expect(result.diagnostics).toEqual([
+        expect.objectContaining({
+          code: "invalid_governance",
+          severity: "error",
+          field: "metadata.skillgate.workspace",
+          path: "SKILL.md",
+        }),
+      ]);
+      expect(result.governance.workspace).toBeUndefined();
+      expect(workspaceAccessOf(result.governance)).toBe("read");
+    },
+  );
+
+  it("keeps the other keys next to it (domains, schema)", () => {
+    const result = read({
+      "skillgate.workspace": "none",
+      "skillgate.allowed-domains": ["api.example.com"],
+      "skillgate.execution": "local",
+    });
+    expect(result.governance).toMatchObject({
+      workspace: "none",
+      allowedDomains: ["api.example.com"],
+      execution: "local",
+    });
   });
 });
 

@@ -1,3 +1,4 @@
+import type { InterpreterMount } from "../interpreters/prefix-mounts.js";
 import type { BwrapFeatures } from "./host-tools.js";
 import {
   ETC_FILES,
@@ -10,6 +11,17 @@ import {
   SKILL_MOUNT,
 } from "./layout.js";
 import { dashUlimitPairs, prlimitOptions, type SandboxResources } from "./limits.js";
+
+/** A run's workspace as bubblewrap binds it (docs/running-scripts.md, "The workspace"). */
+export interface BwrapWorkspace {
+  /** The real folder on the host, opened by the sandbox user. */
+  readonly source: string;
+  /** Where it appears inside, and the script's working folder. */
+  readonly path: string;
+  readonly writable: boolean;
+  /** Files (relative, `/`-separated) bound read-only over themselves in a writable workspace. */
+  readonly readOnlyFiles: readonly string[];
+}
 
 /**
  * The extra descriptors of the launch chain (the child's fd numbers, after stdin, stdout and
@@ -53,12 +65,14 @@ export interface BwrapRun {
   readonly proxySocketSource?: string;
   /** Whether `/etc/alternatives` is bound (an interpreter resolves through it). */
   readonly alternatives: boolean;
+  /** The interpreter's folders outside `/usr`, bound read-only (docs/running-scripts.md, "Interpreters"). */
+  readonly interpreterMounts?: readonly InterpreterMount[];
   readonly resources: SandboxResources;
   /** Inside-sandbox programs, all under `/usr`. */
   readonly prlimit: string;
   readonly shell: string;
   readonly socat?: string;
-  /** The interpreter's argv (absolute paths under `/usr`), then the script inside the sandbox. */
+  /** The interpreter's argv (under `/usr` or inside its mounts), then the script inside the sandbox. */
   readonly command: readonly string[];
   readonly scriptInside: string;
   /** The script's own command-line arguments, after its path (checked: no NUL, bounded). */
@@ -74,6 +88,8 @@ export interface BwrapRun {
    * runner first makes sure its first process is in the run's cgroups.
    */
   readonly block?: boolean;
+  /** The project folder, bound at its own path, where the script starts instead of `/tmp`. */
+  readonly workspace?: BwrapWorkspace;
 }
 
 /** The environment variable the launcher requires last, so arguments cut short never run anything. */
@@ -156,7 +172,8 @@ export function bwrapCommandLine(shape: BwrapShape, runId: string, command?: rea
   readOnlyData(SANDBOX_FDS.hosts, "/etc/hosts");
   for (const path of ETC_FILES) args.push("--ro-bind-try", path, path);
   if (shape.features.tmpfsSize) args.push("--size", String(shape.tmpBytes));
-  args.push("--tmpfs", "/tmp", "--chdir", "/tmp");
+  // The working folder is the run's (`/tmp`, or its workspace): see bwrapRunArguments.
+  args.push("--tmpfs", "/tmp");
   args.push("--seccomp", String(SANDBOX_FDS.seccomp));
   if (shape.features.jsonStatus) args.push("--json-status-fd", String(SANDBOX_FDS.status));
   args.push("--args", String(SANDBOX_FDS.args));
@@ -182,7 +199,7 @@ export function runCommand(run: BwrapRun, withPrlimit = true): string[] {
 
 /**
  * The run's own arguments, read by bubblewrap from {@link SANDBOX_FDS.args}: the script's
- * environment (after `--clearenv`), the snapshot and the proxy socket, the hold on
+ * environment (after `--clearenv`), the interpreter's folders, the snapshot and the proxy socket, the hold on
  * `--block-fd`, and, for a chain started with the launcher, the command, with the
  * launcher's completion mark last.
  */
@@ -196,6 +213,11 @@ export function bwrapRunArguments(run: BwrapRun, launcher: boolean): string[] {
     for (const [name, value] of Object.entries(run.env)) setenv(name, value);
   }
   if (run.alternatives) args.push("--ro-bind", "/etc/alternatives", "/etc/alternatives");
+  // bubblewrap takes one --chdir (it warns on a second), so it comes with the run. The
+  // workspace goes first: an interpreter inside it (a project's .venv) stays read-only on top.
+  if (run.workspace !== undefined) args.push(...workspaceArguments(run.workspace));
+  else args.push("--chdir", "/tmp");
+  for (const mount of run.interpreterMounts ?? []) args.push("--ro-bind", mount.source, mount.target);
   args.push("--ro-bind", run.skillSource, SKILL_MOUNT);
   if (run.proxySocketSource !== undefined) args.push("--ro-bind", run.proxySocketSource, PROXY_SOCKET_MOUNT);
   if (run.block === true) args.push("--block-fd", String(SANDBOX_FDS.block));
@@ -206,6 +228,21 @@ export function bwrapRunArguments(run: BwrapRun, launcher: boolean): string[] {
   setenv("SKILLGATE_ARGC", String(command.length));
   for (const [index, part] of command.entries()) setenv(`SKILLGATE_ARG_${index}`, part);
   setenv(COMPLETE, "complete");
+  return args;
+}
+
+/**
+ * The workspace's binds: the folder at its own path (read-only unless writable), each file
+ * with a second name read-only over itself, and the working folder. They follow the private
+ * `/tmp` on bubblewrap's command line, so a workspace under `/tmp` lands on that tmpfs and
+ * the rest of `/tmp` stays the sandbox's own.
+ */
+function workspaceArguments(workspace: BwrapWorkspace): string[] {
+  const args = [workspace.writable ? "--bind" : "--ro-bind", workspace.source, workspace.path];
+  if (workspace.writable)
+    for (const file of workspace.readOnlyFiles)
+      args.push("--ro-bind", `${workspace.source}/${file}`, `${workspace.path}/${file}`);
+  args.push("--chdir", workspace.path);
   return args;
 }
 

@@ -37,17 +37,26 @@ export interface LaunchPlan {
   readonly portal?: PortalPlan;
 }
 
-/** Where the portal binds the snapshot and the proxy socket, in its folder. */
-export function portalTargets(folder: string): { readonly skill: string; readonly socket: string } {
-  return { skill: join(folder, "skill"), socket: join(folder, "proxy.sock") };
+/** Where the portal binds the snapshot, the proxy socket and the workspace, in its folder. */
+export function portalTargets(folder: string): {
+  readonly skill: string;
+  readonly socket: string;
+  readonly workspace: string;
+} {
+  return {
+    skill: join(folder, "skill"),
+    socket: join(folder, "proxy.sock"),
+    workspace: join(folder, "workspace"),
+  };
 }
 
 const PORTAL_FD = SANDBOX_FDS.portal;
 
 /**
- * The portal's shell, run by `unshare --mount` with `MOUNT FOLDER -- COMMAND…`: reads three
- * lines from descriptor 8 ({@link SANDBOX_FDS}.portal): the snapshot folder and the proxy
- * socket (each may be empty: not through the portal) and `complete`; binds them onto the folder's targets with the given `mount`
+ * The portal's shell, run by `unshare --mount` with `MOUNT FOLDER -- COMMAND…`: reads four
+ * lines from descriptor 8 ({@link SANDBOX_FDS}.portal): the snapshot folder, the proxy
+ * socket and the workspace (each may be empty: not through the portal) and `complete`; binds
+ * them onto the folder's targets (the workspace with its submounts) with the given `mount`
  * program, only ever inside the private mount namespace `unshare` made for this run, and
  * execs the command. A line holding a backslash is decoded with `printf %b` (see
  * {@link portalSources}). Anything missing or failing exits 125 before bubblewrap starts.
@@ -57,22 +66,28 @@ export const PORTAL_SCRIPT = [
   `take() { IFS= read -r line <&${PORTAL_FD} || exit 125; case $line in *\\\\*) line=$(printf '%bx' "$line"); line=\${line%x} ;; esac; }`,
   "take; skill=$line",
   "take; socket=$line",
+  "take; workspace=$line",
   'take; [ "$line" = complete ] || exit 125',
   `exec ${PORTAL_FD}<&-`,
   '[ -z "$skill" ] || "$mount" --bind "$skill" "$folder/skill" || exit 125',
   '[ -z "$socket" ] || "$mount" --bind "$socket" "$folder/proxy.sock" || exit 125',
+  '[ -z "$workspace" ] || "$mount" --rbind "$workspace" "$folder/workspace" || exit 125',
   'exec "$@"',
 ].join("\n");
 
 /**
- * The portal's input: the snapshot folder and the socket to bind (either may be left out)
- * and the completion mark, one a line. Backslashes and line breaks in a path are escaped
+ * The portal's input: the snapshot folder, the socket and the workspace to bind (any may be
+ * left out) and the completion mark, one a line. Backslashes and line breaks in a path are escaped
  * (`\\`, `\n`) so each stays on one line; the script decodes them.
  */
-export function portalSources(skill: string | undefined, socket: string | undefined): Buffer {
+export function portalSources(
+  skill: string | undefined,
+  socket: string | undefined,
+  workspace?: string,
+): Buffer {
   const line = (path: string | undefined): string =>
     (path ?? "").replaceAll("\\", "\\\\").replaceAll("\n", "\\n");
-  return Buffer.from(`${line(skill)}\n${line(socket)}\ncomplete\n`, "utf8");
+  return Buffer.from(`${line(skill)}\n${line(socket)}\n${line(workspace)}\ncomplete\n`, "utf8");
 }
 
 /**

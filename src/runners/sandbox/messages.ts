@@ -7,11 +7,13 @@ export type SandboxRefusalCode =
   | "language_not_sandboxable"
   | "invalid_script"
   | "invalid_command"
+  | "interpreter_unreachable"
   | "snapshot_unreachable"
   | "proxy_unavailable"
   | "arguments_too_large"
   | "cgroup_unavailable"
-  | "sandbox_failed";
+  | "sandbox_failed"
+  | "workspace_unreachable";
 
 /** The script kinds the sandbox runs, by extension (docs/running-scripts.md, "Languages"). */
 export const SANDBOXABLE_EXTENSIONS = [".py", ".js", ".mjs", ".sh"] as const;
@@ -70,6 +72,18 @@ export function invalidCommand(script: string, command: string): RunResult {
   );
 }
 
+/**
+ * The interpreter (found as the user's shell finds it) lives where the sandbox user cannot
+ * read, or cannot be shown in the sandbox at all.
+ */
+export function interpreterUnreachable(script: string, program: string, detail: string): RunResult {
+  return sandboxRefusal(
+    "interpreter_unreachable",
+    `${script} would run with ${program}, but the sandbox cannot show it: ${detail}, so it did not run. ` +
+      "The host's owner makes that folder readable by others (o+rx on it, o+x on the folders above), installs the interpreter where others can read it (/usr/local, /opt), or sets runners.interpreters in config.yaml to one that is (e.g. /usr/bin/python3); skillgate doctor shows each interpreter and its mounts.",
+  );
+}
+
 /** The snapshot (or one file of it) cannot be read by the sandbox user. */
 export function snapshotUnreachable(script: string, detail: string): RunResult {
   return sandboxRefusal(
@@ -108,5 +122,13 @@ export function cgroupUnavailable(script: string, reason: string): RunResult {
   return sandboxRefusal(
     "cgroup_unavailable",
     `the sandbox must limit this run with cgroups, but it has none (${reason}), so ${script} did not run; tell the host's owner (skillgate doctor shows what this host supports).`,
+  );
+}
+
+/** The sandbox user cannot open the workspace by name (a closed folder above it, or its own mode). */
+export function workspaceUnreachable(script: string, workspace: string): RunResult {
+  return sandboxRefusal(
+    "workspace_unreachable",
+    `the sandbox user cannot open the workspace ${JSON.stringify(workspace)} (it and every folder above it must be readable and searchable by it), so ${script} did not run; tell the host's owner.`,
   );
 }

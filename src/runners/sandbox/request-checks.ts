@@ -13,6 +13,7 @@ import { leftByEndedProcess } from "../../core/process-groups.js";
 import { removeTree } from "../../core/remove-tree.js";
 import { parseRelativePath } from "../../core/safe-paths.js";
 import type { RunResult } from "../contract.js";
+import { type InterpreterMount, inside } from "../interpreters/prefix-mounts.js";
 import { type BwrapFeatures, bwrapFeatures, type SandboxTools } from "./host-tools.js";
 import { portalTargets } from "./launcher.js";
 import { SKILL_MOUNT } from "./layout.js";
@@ -23,7 +24,7 @@ import type { SandboxRunRequest } from "./run-in-sandbox.js";
 /**
  * The checks a run passes before anything is spawned: the host's programs, the script's
  * path and kind, the interpreter, and whether the sandbox user can reach the snapshot and the
- * proxy socket (directly, or through the root-only portal).
+ * proxy socket and the workspace (directly, or through the root-only portal).
  */
 
 /** True when skillgate runs as root (and so drops to 65534 and may use the portal). */
@@ -65,16 +66,79 @@ export function checkScriptPath(script: string): string | RunResult {
   return posix.join(SKILL_MOUNT, checked.value.path);
 }
 
-/** The interpreter must be an absolute path whose real file is under `/usr`, the only programs inside. */
-export function checkCommand(command: readonly string[], script: string): RunResult | undefined {
+/**
+ * The interpreter must be an absolute path the sandbox shows: under `/usr`, or inside one of
+ * the interpreter's mounts (its path inside a target, its real file inside a source).
+ */
+export function checkCommand(
+  command: readonly string[],
+  script: string,
+  mounts: readonly InterpreterMount[] = [],
+): RunResult | undefined {
   const program = command[0];
   if (program === undefined || !isAbsolute(program)) return messages.invalidCommand(script, program ?? "");
+  let real: string;
   try {
-    if (!realpathSync(program).startsWith("/usr/")) return messages.invalidCommand(script, program);
+    real = realpathSync(program);
   } catch {
     return messages.invalidCommand(script, program);
   }
+  if (real.startsWith("/usr/")) return undefined;
+  const shown =
+    mounts.some((mount) => inside(real, mount.source)) &&
+    (program.startsWith("/usr/") || mounts.some((mount) => inside(program, mount.target)));
+  return shown ? undefined : messages.invalidCommand(script, program);
+}
+
+/**
+ * Every interpreter mount must be a real, absolute folder the sandbox user can list by name:
+ * bubblewrap binds as that user, so a prefix inside a folder closed to it (a version manager
+ * under root's 0700 home) would fail inside bubblewrap with a bare "Permission denied". It is
+ * refused here instead, saying which folder and what the owner can do.
+ */
+export function checkInterpreterMounts(
+  mounts: readonly InterpreterMount[],
+  identity: HostIdentity,
+  program: string,
+  script: string,
+): RunResult | undefined {
+  for (const mount of mounts) {
+    if (!isAbsolute(mount.source) || !isAbsolute(mount.target) || shadowsTheSandbox(mount.target))
+      return messages.invalidCommand(script, program);
+    const answer = reach(mount.source, identity, "list");
+    if (answer === "ok") continue;
+    return messages.interpreterUnreachable(
+      script,
+      program,
+      answer === "folder_closed"
+        ? `its folder ${mount.source} is inside a folder the sandbox user (uid ${identity.uid}) cannot enter`
+        : answer === "missing"
+          ? `its folder ${mount.source} does not exist`
+          : `its folder ${mount.source} is not readable by the sandbox user (uid ${identity.uid})`,
+    );
+  }
   return undefined;
+}
+
+/** Mount points of the sandbox's own that an interpreter mount may not cover or replace. */
+const SANDBOX_OWN = [
+  "/usr",
+  "/proc",
+  "/dev",
+  "/sys",
+  "/etc",
+  SKILL_MOUNT,
+  "/proxy.sock",
+  "/bin",
+  "/lib",
+  "/lib64",
+];
+
+/** Whether a bind at `target` would hide or replace part of the sandbox itself (or be all of `/tmp`). */
+function shadowsTheSandbox(target: string): boolean {
+  const path = posix.normalize(target);
+  if (path === "/" || path === "/tmp" || path.split("/").includes("..")) return true;
+  return SANDBOX_OWN.some((own) => inside(path, own) || inside(own, path));
 }
 
 /** A bind source: its resolved path, and whether it needs the portal. */
@@ -87,7 +151,7 @@ export function resolveSources(
   request: SandboxRunRequest,
   identity: HostIdentity,
   script: string,
-): { ok: true; skill: Source; socket?: Source } | { ok: false; refusal: RunResult } {
+): { ok: true; skill: Source; socket?: Source; workspace?: Source } | { ok: false; refusal: RunResult } {
   let folder: string;
   try {
     folder = realpathSync(request.snapshotFolder);
@@ -111,7 +175,15 @@ export function resolveSources(
       ok: false,
       refusal: messages.snapshotUnreachable(script, `${folder} is in a folder closed to it`),
     };
-  if (request.network.mode !== "proxy") return { ok: true, skill };
+  let workspace: Source | undefined;
+  if (request.workspace !== undefined) {
+    const found = sourceFor(request.workspace.source, identity, "list");
+    if (typeof found === "string")
+      return { ok: false, refusal: messages.workspaceUnreachable(script, request.workspace.path) };
+    workspace = found;
+  }
+  const withWorkspace = workspace !== undefined ? { workspace } : {};
+  if (request.network.mode !== "proxy") return { ok: true, skill, ...withWorkspace };
   const socketPath = request.network.socketPath;
   let resolved: string;
   try {
@@ -132,7 +204,7 @@ export function resolveSources(
       ok: false,
       refusal: messages.proxyUnavailable(script, "its socket is in a folder closed to the sandbox user"),
     };
-  return { ok: true, skill, socket };
+  return { ok: true, skill, socket, ...withWorkspace };
 }
 
 /**
@@ -176,6 +248,7 @@ export function portalFolder(identity: HostIdentity): string | undefined {
   }
   const targets = portalTargets(folder);
   mkdirSync(targets.skill, { mode: 0o755 });
+  mkdirSync(targets.workspace, { mode: 0o755 });
   writeFileSync(targets.socket, "", { mode: 0o644 });
   return folder;
 }

@@ -1,10 +1,12 @@
-import { basename, isAbsolute } from "node:path";
+import { basename, dirname, isAbsolute } from "node:path";
 import { performance } from "node:perf_hooks";
 import type { RunResult } from "../contract.js";
 import type { RunCgroupReport } from "../enforced-limits.js";
+import type { InterpreterMount } from "../interpreters/prefix-mounts.js";
 import { MAX_ARGUMENTS_JSON_BYTES } from "../local-runner.js";
 import { interrupted } from "../process-group.js";
 import { checkRunArgv } from "../script-argv.js";
+import type { CheckedWorkspace } from "../workspace/workspace.js";
 import { type BwrapRun, bwrapRunArguments, encodeArguments, runCommand } from "./bwrap-arguments.js";
 import { type CgroupSupport, hostCgroupSupport } from "./cgroup-detect.js";
 import { type BwrapFeatures, chainDeathSignal, sandboxTools, shellIsDash } from "./host-tools.js";
@@ -28,6 +30,7 @@ import {
 import type { HostIdentity } from "./reachability.js";
 import {
   checkCommand,
+  checkInterpreterMounts,
   checkScriptPath,
   resolveSources,
   runsAsRoot,
@@ -53,8 +56,16 @@ export interface SandboxRunRequest {
   readonly snapshotFolder: string;
   /** Relative to the snapshot, e.g. `scripts/run.py`. */
   readonly script: string;
-  /** The interpreter's argv, absolute paths under `/usr` (e.g. `["/usr/bin/python3", "-B"]`); the script's path inside is appended. */
+  /**
+   * The interpreter's argv (e.g. `["/usr/bin/python3", "-B"]`): its program under `/usr` or
+   * inside {@link interpreterMounts}; the script's path inside is appended.
+   */
   readonly command: readonly string[];
+  /**
+   * The interpreter's folders outside `/usr` (its prefix, a venv's base prefix), bound
+   * read-only (docs/running-scripts.md, "Interpreters"); each must be reachable by the sandbox user.
+   */
+  readonly interpreterMounts?: readonly InterpreterMount[];
   /** Given on stdin and in SKILLGATE_SKILL_ARGS. */
   readonly argumentsJson: string;
   /** The script's command-line arguments, after its path inside the sandbox (default none). */
@@ -83,6 +94,11 @@ export interface SandboxRunRequest {
    * up before it answers.
    */
   readonly pool?: SandboxPool;
+  /**
+   * The project folder, checked by the router: bound at its own path (writable only for
+   * `write`) and the script's working folder. Without it the script starts in `/tmp`.
+   */
+  readonly workspace?: CheckedWorkspace;
 }
 
 /** How a run uses cgroups: see {@link SandboxRunRequest.cgroups}. */
@@ -126,7 +142,8 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
   const tools = sandboxTools();
   const ready = sandboxPrerequisites(tools, script, request.network.mode === "proxy");
   if (!ready.ok) return ready.refusal;
-  const commandProblem = checkCommand(request.command, script);
+  const interpreterMounts = request.interpreterMounts ?? [];
+  const commandProblem = checkCommand(request.command, script, interpreterMounts);
   if (commandProblem !== undefined) return commandProblem;
 
   // Text with a NUL cannot be an argument or environment variable (and must never reach --args).
@@ -138,12 +155,16 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
     : { uid: process.getuid?.() ?? SANDBOX_UID, gid: process.getgid?.() ?? SANDBOX_GID };
   const sources = resolveSources(request, identity, script);
   if (!sources.ok) return sources.refusal;
+  const mountProblem = checkInterpreterMounts(interpreterMounts, identity, request.command[0] ?? "", script);
+  if (mountProblem !== undefined) return mountProblem;
+  const workspace = request.workspace;
 
   const pool = request.pool;
   let launch: PreparedLaunch | undefined;
   let reusable: LaunchShape | undefined;
   try {
-    const throughPortal = sources.skill.portal || sources.socket?.portal === true;
+    const throughPortal =
+      sources.skill.portal || sources.socket?.portal === true || sources.workspace?.portal === true;
     const resources = sandboxResources(request.limits);
     // Joining cgroups while the sandbox starts needs bubblewrap to hold it (--block-fd).
     const support: CgroupSupport =
@@ -178,6 +199,7 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
       skillSource: sources.skill.path,
       ...(sources.socket !== undefined ? { proxySocketSource: sources.socket.path } : {}),
       alternatives: request.command.some((part) => isAbsolute(part) && resolvesThroughAlternatives(part)),
+      interpreterMounts,
       resources,
       prlimit: ready.prlimit,
       shell: ready.shell,
@@ -186,6 +208,16 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
       scriptInside,
       ...(request.argv !== undefined ? { argv: request.argv } : {}),
       interpreter,
+      ...(workspace !== undefined
+        ? {
+            workspace: {
+              source: workspace.source,
+              path: workspace.path,
+              writable: workspace.access === "write",
+              readOnlyFiles: workspace.readOnlyFiles,
+            },
+          }
+        : {}),
     };
     const prestarted =
       reusable !== undefined && pool !== undefined ? await takeReady(pool, reusable.key) : undefined;
@@ -206,6 +238,9 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
       ...(targets !== undefined && sources.skill.portal ? { skillSource: targets.skill } : {}),
       ...(targets !== undefined && sources.socket?.portal === true
         ? { proxySocketSource: targets.socket }
+        : {}),
+      ...(targets !== undefined && sources.workspace?.portal === true && run.workspace !== undefined
+        ? { workspace: { ...run.workspace, source: targets.workspace } }
         : {}),
     };
     const cgroupReport = cgroupReportOf(support, current);
@@ -228,6 +263,7 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
             portal: portalSources(
               sources.skill.portal ? sources.skill.path : undefined,
               sources.socket?.portal === true ? sources.socket.path : undefined,
+              sources.workspace?.portal === true ? sources.workspace.path : undefined,
             ),
           }
         : {}),
@@ -309,8 +345,15 @@ function sandboxEnvironment(
   interpreter: "node" | "other",
   resources: ReturnType<typeof sandboxResources>,
 ): Record<string, string> {
+  // A venv's or version manager's bin folder first, so a script's own `python3` or `node` is the same one.
+  const program = request.command[0] ?? "";
+  const programFolder = dirname(program);
+  const systemPath = "/usr/local/bin:/usr/bin:/bin";
   const env: Record<string, string> = {
-    PATH: "/usr/local/bin:/usr/bin:/bin",
+    PATH:
+      isAbsolute(program) && !programFolder.startsWith("/usr/") && programFolder !== "/bin"
+        ? `${programFolder}:${systemPath}`
+        : systemPath,
     HOME: "/tmp",
     TMPDIR: "/tmp",
     LANG: "C.UTF-8",

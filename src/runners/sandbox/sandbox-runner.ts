@@ -4,11 +4,14 @@ import { extname, join } from "node:path";
 import { removeTree } from "../../core/remove-tree.js";
 import type { Runner, RunRequest, RunResult, VerifiedSnapshot } from "../contract.js";
 import type { EnforcedLimits } from "../enforced-limits.js";
-import { interpreterPath } from "../languages.js";
+import type { InterpreterMount } from "../interpreters/prefix-mounts.js";
+import type { ResolvedInterpreter } from "../interpreters/resolve-interpreter.js";
+import { type LanguageOptions, languageInterpreter } from "../languages.js";
 import type { ProxyRefusal } from "../proxy/index.js";
 import { startDomainProxy } from "../proxy/index.js";
 import { refusal } from "../refusal.js";
 import type { SnapshotStore } from "../snapshot.js";
+import { uncheckedWorkspace } from "../workspace/prepare.js";
 import type { CgroupSupport } from "./cgroup-detect.js";
 import { sandboxTools } from "./host-tools.js";
 import type { SandboxResources } from "./limits.js";
@@ -64,6 +67,8 @@ export interface SandboxRunnerOptions {
    * run from scratch.
    */
   readonly prestart?: boolean;
+  /** Where interpreters are found (the search path, `runners.interpreters`); default this process's PATH. */
+  readonly languages?: LanguageOptions;
 }
 
 /**
@@ -98,17 +103,15 @@ export class SandboxRunner implements Runner {
     )
       return messages.notSandboxable(request.script);
     if (sandboxTools().bwrap === undefined) return messages.bubblewrapMissing(request.script);
-    if (interpreterCommand(request.script) === undefined)
-      return refusal(
-        "language_unavailable",
-        `${request.script} needs an interpreter that is not installed under /usr on this host, so it did not run; tell the host's owner.`,
-      );
-    return undefined;
+    const interpreter = sandboxInterpreter(request.script, this.#options.languages);
+    return interpreter.ok ? undefined : interpreter.refusal;
   }
 
   async run(request: RunRequest): Promise<SandboxRunResult> {
     const refused = this.admit(request);
     if (refused !== undefined) return refused;
+    if (request.workspace !== undefined && request.checkedWorkspace === undefined)
+      return uncheckedWorkspace(request);
     const snapshot = this.#verified(request);
     if (!snapshot.ok) return snapshot.refusal;
     try {
@@ -138,7 +141,8 @@ export class SandboxRunner implements Runner {
   }
 
   async #runFrom(request: RunRequest, snapshot: VerifiedSnapshot): Promise<SandboxRunResult> {
-    const command = interpreterCommand(request.script) ?? [];
+    const interpreter = sandboxInterpreter(request.script, this.#options.languages);
+    if (!interpreter.ok) return interpreter.refusal;
     const domains = request.allowedDomains ?? [];
     let lease: SandboxProxyLease | undefined;
     if (domains.length > 0) {
@@ -163,7 +167,8 @@ export class SandboxRunner implements Runner {
       const result = await runInSandbox({
         snapshotFolder: snapshot.folder,
         script: request.script,
-        command,
+        command: interpreter.command,
+        interpreterMounts: interpreter.mounts,
         argumentsJson: JSON.stringify(request.arguments),
         ...(request.argv !== undefined ? { argv: request.argv } : {}),
         limits: { ...this.#options.resources, ...request.limits },
@@ -174,6 +179,7 @@ export class SandboxRunner implements Runner {
         ...(this.#pool !== undefined && !this.#pool.closed ? { pool: this.#pool } : {}),
         ...(request.signal !== undefined ? { signal: request.signal } : {}),
         ...(request.onOutput !== undefined ? { onOutput: request.onOutput } : {}),
+        ...(request.checkedWorkspace !== undefined ? { workspace: request.checkedWorkspace } : {}),
       });
       if (result.limits !== undefined) this.#options.onLimits?.(request.skill, result.limits, request.call);
       return result;
@@ -183,24 +189,57 @@ export class SandboxRunner implements Runner {
   }
 }
 
+/** The interpreter a sandboxed script runs with: its argv and the folders bound for it. */
+export interface SandboxInterpreter {
+  readonly ok: true;
+  /** `[python, "-B"]` (the snapshot is read-only, so no bytecode is written), `[node]`, `[bash]`. */
+  readonly command: string[];
+  readonly mounts: readonly InterpreterMount[];
+  readonly interpreter: ResolvedInterpreter;
+}
+
 /**
- * The interpreter argv for a sandboxable script: `python3 -B` (the snapshot is read-only,
- * so no bytecode is written), `node`, `bash`; undefined when it is not installed under `/usr`.
+ * The interpreter for a sandboxable script, found as the user's shell finds it (see
+ * docs/running-scripts.md, "Interpreters"), or the refusal: none found (`language_unavailable`),
+ * or one the sandbox cannot show (`interpreter_unreachable`).
  */
-export function interpreterCommand(script: string): string[] | undefined {
+export function sandboxInterpreter(
+  script: string,
+  options: LanguageOptions = {},
+): SandboxInterpreter | { readonly ok: false; readonly refusal: RunResult } {
   const extension = extname(script).toLowerCase();
-  const program =
+  const language =
     extension === ".py"
-      ? "python3"
+      ? "python"
       : extension === ".sh"
         ? "bash"
         : extension === ".js" || extension === ".mjs"
           ? "node"
           : undefined;
-  if (program === undefined) return undefined;
-  const path = interpreterPath(program);
-  if (path === undefined) return undefined;
-  return program === "python3" ? [path, "-B"] : [path];
+  if (language === undefined) return { ok: false, refusal: messages.notSandboxable(script) };
+  const resolved = languageInterpreter(language, options);
+  if (!resolved.ok)
+    return {
+      ok: false,
+      refusal: refusal(
+        "language_unavailable",
+        `${script} needs an interpreter, and ${resolved.problem}, so it did not run; tell the host's owner (skillgate doctor shows the interpreters it found).`,
+      ),
+    };
+  const interpreter = resolved.interpreter;
+  if (interpreter.mountProblem !== undefined)
+    return {
+      ok: false,
+      refusal: messages.interpreterUnreachable(script, interpreter.executable, interpreter.mountProblem),
+    };
+  const command = language === "python" ? [interpreter.executable, "-B"] : [interpreter.executable];
+  return { ok: true, command, mounts: interpreter.mounts, interpreter };
+}
+
+/** The interpreter argv for a sandboxable script (see {@link sandboxInterpreter}), or undefined. */
+export function interpreterCommand(script: string, options: LanguageOptions = {}): string[] | undefined {
+  const interpreter = sandboxInterpreter(script, options);
+  return interpreter.ok ? interpreter.command : undefined;
 }
 
 /**

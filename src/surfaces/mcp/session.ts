@@ -22,6 +22,7 @@ import type { Turn } from "../../tools/turn.js";
 import { elicitationAsker, type McpApprovals, type McpCallContext } from "./approvals.js";
 import { sessionInstructions } from "./instructions.js";
 import { SKILL_URI_PREFIX, SkillResources } from "./resources.js";
+import { type ClientWorkspace, followClientRoots } from "./roots.js";
 import { mcpTool, mcpToolResult } from "./tools.js";
 
 /** The prompt that gives the turn's skill index. */
@@ -68,8 +69,14 @@ export interface McpSession {
  */
 export function createMcpSession(options: McpSessionOptions): McpSession {
   const chatId = `mcp-${options.sessionId}`;
+  let roots: ClientWorkspace | undefined;
   const makeTurn = (): Turn => {
-    const made = options.skillgate.createTurn({ chatId, mode: options.mode ?? "chat" });
+    const made = options.skillgate.createTurn({
+      chatId,
+      mode: options.mode ?? "chat",
+      // The client's first root, once it said which (roots are asked for after initialization).
+      workspace: () => roots?.current(),
+    });
     // The tools' input validators are compiled now, when the session opens, not on its first call.
     prepareValidators(made.tools.map((tool) => tool.acceptedSchema ?? tool.inputSchema));
     return made;
@@ -90,6 +97,7 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
   const detach = options.approvals.attach(chatId, elicitationAsker(server));
   // Calls running now, so a stop can interrupt them and wait for their audit lines.
   const running = new Map<AbortController, Promise<unknown>>();
+  roots = followClientRoots(server, options.logger, options.sessionId);
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: turn.tools.map(mcpTool) }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
@@ -99,7 +107,12 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
       const interrupt = new AbortController();
       const signal = AbortSignal.any([extra.signal, interrupt.signal]);
       const caller: McpCallContext = { requestId: extra.requestId, signal };
-      const call = turn.call(name, input ?? {}, { signal, caller });
+      // A script run in the first moments of a session waits for the client's roots; the wait
+      // counts as running, so a stop interrupts it too.
+      const call = (async () => {
+        if (name === "run_skill_script") await roots?.ready();
+        return turn.call(name, input ?? {}, { signal, caller });
+      })();
       running.set(interrupt, call);
       try {
         return mcpToolResult(await call);

@@ -164,11 +164,70 @@ describe("bubblewrap's arguments", () => {
     expect(line).not.toContain(LAUNCHER_SCRIPT);
     const data = bwrapRunArguments(run(), false);
     expect(data.filter((arg) => arg.startsWith("SKILLGATE_ARG") || arg === "SKILLGATE_LAUNCH")).toEqual([]);
-    expect(data.slice(-3)).toEqual(["--ro-bind", "/snapshots/abc", "/skill"]);
+    expect(data.slice(-5)).toEqual(["--chdir", "/tmp", "--ro-bind", "/snapshots/abc", "/skill"]);
+  });
+
+  it("binds a workspace at its own path, read-only unless writable, and starts the script in it", () => {
+    const readOnly = bwrapRunArguments(
+      run({ workspace: { source: "/real/proj", path: "/home/u/proj", writable: false, readOnlyFiles: [] } }),
+      false,
+    );
+    expect(readOnly.slice(-8, -3)).toEqual([
+      "--ro-bind",
+      "/real/proj",
+      "/home/u/proj",
+      "--chdir",
+      "/home/u/proj",
+    ]);
+    expect(readOnly).not.toContain("--bind");
+    const writable = bwrapRunArguments(
+      run({
+        workspace: {
+          source: "/real/proj",
+          path: "/home/u/proj",
+          writable: true,
+          readOnlyFiles: ["a/linked.txt"],
+        },
+      }),
+      false,
+    );
+    expect(writable.slice(-11, -3)).toEqual([
+      "--bind",
+      "/real/proj",
+      "/home/u/proj",
+      "--ro-bind",
+      "/real/proj/a/linked.txt",
+      "/home/u/proj/a/linked.txt",
+      "--chdir",
+      "/home/u/proj",
+    ]);
+    // One working folder only: bubblewrap warns on a second --chdir.
+    expect(writable.filter((arg) => arg === "--chdir")).toHaveLength(1);
+    expect(bwrapCommandLine(shape(), "abc123")).not.toContain("--chdir");
+  });
+
+  it("binds an interpreter's folders read-only, at their real path and at the path it was reported with", () => {
+    const data = bwrapRunArguments(
+      run({
+        interpreterMounts: [
+          { source: "/opt/pythons/3.12", target: "/opt/pythons/3.12" },
+          { source: "/opt/pythons/3.12", target: "/opt/python" },
+        ],
+      }),
+      false,
+    );
+    const text = data.join(" ");
+    expect(text).toContain(
+      "--ro-bind /opt/pythons/3.12 /opt/pythons/3.12 --ro-bind /opt/pythons/3.12 /opt/python",
+    );
+    expect(data.indexOf("/opt/python")).toBeLessThan(data.indexOf("/skill"));
   });
 
   it("binds only read-only: no --bind, --dev-bind or --bind-try anywhere", () => {
-    const { options } = effective({}, { proxySocketSource: "/run/proxy.sock" });
+    const { options } = effective(
+      {},
+      { proxySocketSource: "/run/proxy.sock", interpreterMounts: [{ source: "/opt/x", target: "/opt/x" }] },
+    );
     for (const flag of ["--bind", "--bind-try", "--dev-bind", "--dev-bind-try", "--bind-fd"])
       expect(options, flag).not.toContain(flag);
   });
@@ -412,6 +471,7 @@ describe("launchCommand", () => {
     expect(portalTargets("/tmp/portal")).toEqual({
       skill: "/tmp/portal/skill",
       socket: "/tmp/portal/proxy.sock",
+      workspace: "/tmp/portal/workspace",
     });
   });
 
@@ -444,6 +504,9 @@ describe("launchCommand", () => {
     expect(portalRun(portalSources(undefined, "/run/p.sock")).stdout).toBe(
       "--bind /run/p.sock /F/proxy.sock\nran\n",
     );
+    expect(portalRun(portalSources(undefined, undefined, "/root/proj")).stdout).toBe(
+      "--rbind /root/proj /F/workspace\nran\n",
+    );
     // A path with a line break and backslashes arrives whole.
     const awkward = portalRun(portalSources("/a\\b\nc\\n", undefined));
     expect(awkward.stdout).toBe("--bind /a\\b\nc\\n /F/skill\nran\n");
@@ -456,6 +519,7 @@ describe("launchCommand", () => {
       whole.subarray(0, whole.length - 1),
       whole.subarray(0, 6),
       Buffer.from("/snap\n\nlater\n"),
+      Buffer.from("/snap\n\ncomplete\n"),
     ]) {
       const result = portalRun(cut);
       expect(result.status).toBe(125);

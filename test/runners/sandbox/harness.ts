@@ -22,7 +22,7 @@ import {
   type SandboxRunResult,
 } from "../../../src/runners/sandbox/run-in-sandbox.js";
 import { SandboxPool } from "../../../src/runners/sandbox/sandbox-pool.js";
-import { interpreterCommand } from "../../../src/runners/sandbox/sandbox-runner.js";
+import { sandboxInterpreter } from "../../../src/runners/sandbox/sandbox-runner.js";
 import { hashSkillFolder } from "../../../src/skill/content-hash.js";
 import { eventually } from "../../helpers/eventually.js";
 
@@ -122,12 +122,15 @@ export async function runScript(
   // answered, as it would between a model's calls, so sequential cases run prestarted.
   await new Promise((resolve) => setImmediate(resolve));
   // Kinds the sandbox refuses still need some interpreter to be refused with.
-  const command = options.command ?? interpreterCommand(script) ?? ["/usr/bin/node"];
+  const interpreter = sandboxInterpreter(script);
+  const command = options.command ?? (interpreter.ok ? interpreter.command : ["/usr/bin/node"]);
+  const interpreterMounts = options.interpreterMounts ?? (interpreter.ok ? interpreter.mounts : []);
   const network: SandboxNetwork = options.network ?? { mode: "none" };
   return await runInSandbox({
     snapshotFolder,
     script,
     command,
+    interpreterMounts,
     argumentsJson: options.argumentsJson ?? JSON.stringify(options.arguments ?? {}),
     limits: { timeoutMs: 30_000, maxOutputBytes: 64 * 1024, ...options.limits },
     network,

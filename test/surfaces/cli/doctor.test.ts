@@ -134,6 +134,7 @@ describe("skillgate doctor", () => {
       "problems",
       "checks",
       "sandbox",
+      "interpreters",
     ]);
     expect(report.ok).toBe(false);
     expect(report.notSearched).toEqual([]);
@@ -202,5 +203,43 @@ describe("skillgate doctor and the sandbox", () => {
     ]);
     if (!report.sandbox.ok)
       throw new Error("the sandbox is not usable on this machine: run scripts/install-test-deps.sh");
+  });
+});
+
+describe("skillgate doctor and the interpreters", () => {
+  it("shows the interpreter each language uses, where it came from and what is mounted for it", async () => {
+    const sandbox = cliSandbox();
+    // A venv-like configured interpreter: a real python3 reached through a folder of its own.
+    const bin = join(sandbox.project, "pyhome", "bin");
+    mkdirSync(bin, { recursive: true });
+    symlinkSync("/usr/bin/python3", join(bin, "python3"));
+    sandbox.writeConfig(`runners:\n  interpreters:\n    python: ${join(bin, "python3")}\n`);
+    const text = (await sandbox.run(["doctor"])).out;
+    expect(text).toContain("Interpreters:");
+    expect(text).toMatch(
+      /^ {2}✓ python: \/usr\/bin\/python3(\.\d+)? 3\.\d+\.\d+ \(from runners\.interpreters\)$/m,
+    );
+    expect(text).toMatch(/^ {2}✓ node, typescript: \/\S+ v\d+\.\d+\.\d+ \(from PATH\)$/m);
+    expect(text).toMatch(/^ {6}prefix \/usr$/m);
+    expect(text).toMatch(/^ {6}mounted: nothing more \(it is under \/usr\)$/m);
+    const report = JSON.parse((await sandbox.run(["doctor", "--json"])).out) as {
+      interpreters: {
+        languages: string[];
+        program: string;
+        source?: string;
+        found?: string;
+        mounts: unknown[];
+      }[];
+    };
+    expect(report.interpreters.map((entry) => [entry.program, entry.languages])).toEqual([
+      ["python3", ["python"]],
+      ["node", ["node", "typescript"]],
+      ["bash", ["bash"]],
+    ]);
+    expect(report.interpreters[0]).toMatchObject({
+      source: "config",
+      found: join(bin, "python3"),
+      mounts: [],
+    });
   });
 });

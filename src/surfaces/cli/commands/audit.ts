@@ -102,6 +102,7 @@ const SHORT_TYPES: Record<AuditEvent["type"], string> = {
   "tool-call-finished": "finished",
   "network-refused": "net-refused",
   "run-limits": "limits",
+  "workspace-changed": "ws-changed",
 };
 
 /** One table row; an approval's answer shows in the status column. */

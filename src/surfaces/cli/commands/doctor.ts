@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { runSkillgateDoctor, type SkillgateDoctorReport } from "../../../app/doctor.js";
+import type { InterpreterHealth } from "../../../runners/sandbox/interpreter-health.js";
 import { mcpSelfCheck } from "../../mcp/self-check.js";
 import { type GlobalOptions, skillgateOptions } from "../context.js";
 import { type CliOutput, paint, printJson } from "../output.js";
@@ -64,6 +65,8 @@ export function registerDoctor(program: Command, output: CliOutput): void {
       }
       for (const advice of sandbox.advice)
         lines.push(`  ${paint(output, "dim", `to get the rest: ${advice}`)}`);
+      lines.push("", paint(output, "bold", "Interpreters:"));
+      for (const interpreter of report.interpreters) lines.push(...interpreterLines(output, interpreter));
       const errors = report.problems.filter((problem) => problem.severity === "error");
       const warnings = report.problems.filter((problem) => problem.severity === "warning");
       lines.push(
@@ -125,6 +128,34 @@ function withMcpCheck(
       },
     ],
   };
+}
+
+/** One interpreter: what runs each language, from where, and what the sandbox binds for it. */
+function interpreterLines(output: CliOutput, interpreter: InterpreterHealth): string[] {
+  const languages = interpreter.languages.join(", ");
+  if (interpreter.executable === undefined)
+    return [`  ${mark(output, false)} ${languages}: ${interpreter.problem ?? "not found"}`];
+  const version = interpreter.version !== undefined ? ` ${interpreter.version}` : "";
+  const from =
+    interpreter.source === "config"
+      ? "runners.interpreters"
+      : interpreter.viaShim === true
+        ? `PATH, through ${interpreter.found}`
+        : "PATH";
+  const lines = [
+    `  ${mark(output, interpreter.ok)} ${languages}: ${interpreter.executable}${version} (from ${from})`,
+  ];
+  const base = interpreter.basePrefix !== undefined ? `, base prefix ${interpreter.basePrefix}` : "";
+  lines.push(`      prefix ${interpreter.prefix ?? "?"}${base}`);
+  if (interpreter.mounts.length === 0) lines.push("      mounted: nothing more (it is under /usr)");
+  for (const mount of interpreter.mounts) {
+    const where = mount.target === mount.source ? mount.source : `${mount.source} at ${mount.target}`;
+    lines.push(
+      `      mounted read-only: ${where}${mount.reachable ? "" : ` ${paint(output, "red", "(not readable by the sandbox user)")}`}`,
+    );
+  }
+  if (interpreter.problem !== undefined) lines.push(`      ${paint(output, "yellow", interpreter.problem)}`);
+  return lines;
 }
 
 function mark(output: CliOutput, ok: boolean): string {

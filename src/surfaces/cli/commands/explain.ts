@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { explainSkill } from "../../../catalog/explain.js";
 import { NotFoundError } from "../../../core/errors.js";
 import { grant } from "../../../skill/content-hash.js";
+import { workspaceAccessOf } from "../../../skill/governance.js";
 import { catalogFromFlags } from "../context.js";
 import { type CliOutput, decisionStyle, paint, printJson } from "../output.js";
 import { decisionJson } from "./list.js";
@@ -59,6 +60,9 @@ export function registerExplain(program: Command, output: CliOutput): void {
         lines.push(`  skillgate.tier             ${governance.tier}`);
         lines.push(`  skillgate.network          ${governance.network}`);
         lines.push(`  skillgate.allowed-domains  ${governance.allowedDomains.join(" ") || "-"}`);
+        lines.push(
+          `  skillgate.workspace        ${workspaceAccessOf(governance)}${governance.workspace === undefined ? " (from the tier)" : ""}`,
+        );
         lines.push(
           `  parameters_schema          ${governance.parametersSchema.kind === "none" ? "(none declared; mode default)" : governance.parametersSchema.kind}`,
         );

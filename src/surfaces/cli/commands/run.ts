@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import { type Command, Option } from "commander";
 import { type ApprovalMode, runSkillScript } from "../../../app/run-skill-script.js";
@@ -8,6 +9,7 @@ import {
 } from "../../../core/terminal-text.js";
 import type { ApprovalRequest } from "../../../policy/approvals.js";
 import { describeEnforcedLimits, type EnforcedLimits } from "../../../runners/enforced-limits.js";
+import { describeWorkspaceChanges, noChanges } from "../../../runners/workspace/changes.js";
 import { skillgateOptions } from "../context.js";
 import { type CliOutput, paint } from "../output.js";
 
@@ -61,9 +63,12 @@ export function registerRun(program: Command, output: CliOutput): void {
       const onInterrupt = (): void => controller.abort();
       process.on("SIGINT", onInterrupt);
       try {
-        const outcome = await runSkillScript(skillgateOptions(command), {
+        const settings = skillgateOptions(command);
+        const outcome = await runSkillScript(settings, {
           skill,
           script,
+          // The project root of the turn: the first --root, else the current folder.
+          workspace: resolve(settings.roots?.[0] ?? process.cwd()),
           approval,
           signal: controller.signal,
           ...(options.args !== undefined ? { argumentsText: options.args } : {}),
@@ -189,6 +194,13 @@ function reportEnd(
     return;
   }
   reportLimits(output, run.limits);
+  const changes = run.workspaceChanges;
+  if (changes !== undefined && !noChanges(changes))
+    output.err(
+      `skillgate: the run changed the workspace:\n${describeWorkspaceChanges(changes)
+        .map((line) => `  ${escapeTerminalControls(line)}\n`)
+        .join("")}`,
+    );
   if (run.stdoutTruncated) output.err("HOST: stdout was cut at the output limit.\n");
   if (run.stderrTruncated) output.err("HOST: stderr was cut at the output limit.\n");
   if (run.status === "timed_out" || run.status === "interrupted") {
