@@ -1,8 +1,8 @@
 /**
  * Runs every benchmark (discovery, the 100,000-skill scale run, runners, MCP, then the sandbox) against the
  * built package and prints the results. `npm run bench` builds first; `node bench/run.mjs --sizes 1000` is a
- * quick run; `--only discovery`, `--only scale`, `--only runners`, `--only mcp` or `--only sandbox` runs one
- * of them (`--scale-total` and `--scale-rounds` size the scale run).
+ * quick run; `--only discovery`, `--only scale`, `--only runners`, `--only mcp`, `--only sandbox` or `--only ui`
+ * (the web UI's first load in Chromium) runs one of them (`--scale-total` and `--scale-rounds` size the scale run).
  * BENCH_DIST points at another build (e.g. a temp outDir). `--json FILE` also writes the
  * raw measurements. Targets are reported as PASS/MISS; the exit code is 0 either way,
  * and 1 only when the benchmark itself fails (e.g. a contestant found the wrong count).
@@ -17,6 +17,7 @@ import { formatMcpResults, mcpTargetsMet, runMcpBenchmark } from "./mcp.mjs";
 import { formatRunnersResults, runnersTargetsMet, runRunnersBenchmark } from "./runners.mjs";
 import { formatScaleResults, runScaleBenchmark } from "./scale.mjs";
 import { formatStartupResults, runStartupBenchmark, startupTargetsMet } from "./startup.mjs";
+import { formatUiLoadResults, runUiLoadBenchmark, uiTargetsMet } from "./ui-load.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -30,6 +31,7 @@ const { values } = parseArgs({
     concurrency: { type: "string", default: "100" },
     "scale-total": { type: "string", default: "100000" },
     "scale-rounds": { type: "string", default: "3" },
+    "ui-rounds": { type: "string", default: "9" },
     only: { type: "string" },
     json: { type: "string" },
   },
@@ -48,8 +50,11 @@ const load = () =>
     .join(" ");
 const loadBefore = load();
 const only = values.only;
-if (only !== undefined && !["discovery", "startup", "scale", "runners", "mcp", "sandbox"].includes(only)) {
-  console.error(`--only takes discovery, startup, scale, runners, mcp or sandbox, got ${only}`);
+if (
+  only !== undefined &&
+  !["discovery", "startup", "scale", "runners", "mcp", "sandbox", "ui"].includes(only)
+) {
+  console.error(`--only takes discovery, startup, scale, runners, mcp, sandbox or ui, got ${only}`);
   process.exit(2);
 }
 try {
@@ -94,6 +99,11 @@ try {
     mcp = await runMcpBenchmark({ rounds: Number(values["mcp-rounds"]), log });
     raw.mcp = mcp;
   }
+  let ui;
+  if (only === undefined || only === "ui") {
+    ui = await runUiLoadBenchmark({ rounds: Number(values["ui-rounds"]), log });
+    raw.ui = ui;
+  }
   console.log(`# skillgate benchmarks\n\nmachine: ${machine}\npackage: ${distFolder()}`);
   console.log(`load average (1/5/15 min): ${loadBefore} before, ${load()} after\n`);
   if (discovery !== undefined) {
@@ -119,6 +129,10 @@ try {
   if (mcp !== undefined) {
     console.log(`\n${formatMcpResults(mcp)}`);
     console.log(mcpTargetsMet(mcp) ? "MCP load_skill target met" : "MISS: MCP load_skill target");
+  }
+  if (ui !== undefined) {
+    console.log(`\n${formatUiLoadResults(ui)}`);
+    console.log(uiTargetsMet(ui) ? "web UI targets met" : "MISS: web UI targets");
   }
   if (only === undefined || only === "sandbox")
     console.log(`\n${await (await import("./sandbox.mjs")).sandboxReport({ log })}`);
