@@ -3,7 +3,9 @@ import { EditorState, Prec } from "@codemirror/state";
 import { EditorView, keymap } from "@codemirror/view";
 import { basicSetup } from "codemirror";
 import { type ReactNode, useEffect, useRef } from "react";
+import { editorTheme } from "./editor-theme.js";
 import { languageOf } from "./languages.js";
+import { shadowMount } from "./shadow-host.js";
 
 /** A problem to show on a line of the editor (1-based line and column). */
 export interface LineProblem {
@@ -46,8 +48,10 @@ export default function CodeEditor(props: {
   // biome-ignore lint/correctness/useExhaustiveDependencies: the editor is made once per file.
   useEffect(() => {
     if (host.current === null) return undefined;
+    const { root, parent } = shadowMount(host.current);
     const editor = new EditorView({
-      parent: host.current,
+      root,
+      parent,
       state: EditorState.create({
         doc: props.initial,
         extensions: [
@@ -64,6 +68,7 @@ export default function CodeEditor(props: {
             ]),
           ),
           basicSetup,
+          editorTheme,
           languageOf(props.path),
           lintGutter(),
           EditorView.contentAttributes.of({ "aria-label": props.label }),

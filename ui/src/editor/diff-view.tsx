@@ -3,11 +3,19 @@ import { EditorState } from "@codemirror/state";
 import { EditorView } from "@codemirror/view";
 import { basicSetup } from "codemirror";
 import { type ReactNode, useEffect, useRef } from "react";
+import { editorTheme } from "./editor-theme.js";
 import { languageOf } from "./languages.js";
+import { shadowMount } from "./shadow-host.js";
 
 /** Read-only extensions of both sides. */
 function readOnly(path: string) {
-  return [basicSetup, languageOf(path), EditorState.readOnly.of(true), EditorView.editable.of(false)];
+  return [
+    basicSetup,
+    editorTheme,
+    languageOf(path),
+    EditorState.readOnly.of(true),
+    EditorView.editable.of(false),
+  ];
 }
 
 /**
@@ -23,10 +31,11 @@ export default function DiffView(props: {
 }): ReactNode {
   const host = useRef<HTMLElement>(null);
   useEffect(() => {
-    const parent = host.current;
-    if (parent === null) return undefined;
+    if (host.current === null) return undefined;
+    const { root, parent } = shadowMount(host.current);
     if (props.layout === "side-by-side") {
       const view = new MergeView({
+        root,
         parent,
         a: { doc: props.before, extensions: readOnly(props.path) },
         b: { doc: props.after, extensions: readOnly(props.path) },
@@ -35,6 +44,7 @@ export default function DiffView(props: {
       return () => view.destroy();
     }
     const view = new EditorView({
+      root,
       parent,
       state: EditorState.create({
         doc: props.after,
