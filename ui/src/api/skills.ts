@@ -1,4 +1,4 @@
-import { apiRequest, filePath, segment } from "./client.js";
+import { apiRequest, filePath, query, segment } from "./client.js";
 import { listIn } from "./lists.js";
 import type { ChangeResult, ImportResult, SkillDetail, SkillFileContent, SkillSummary } from "./types.js";
 
@@ -39,9 +39,8 @@ export function putSkillFile(
 
 /** Removes one file. */
 export function deleteSkillFile(name: string, path: string, hash?: string): Promise<ChangeResult> {
-  return apiRequest(`/skills/${segment(name)}/files/${filePath(path)}`, {
+  return apiRequest(`/skills/${segment(name)}/files/${filePath(path)}${query({ hash })}`, {
     method: "DELETE",
-    ...(hash !== undefined ? { json: { hash } } : {}),
   });
 }
 
@@ -51,18 +50,27 @@ export function setSkillEnabled(name: string, enabled: boolean, hash: string): P
 }
 
 /** Copies a skill under a new name. */
-export function duplicateSkill(name: string, newName: string): Promise<ChangeResult> {
-  return apiRequest(`/skills/${segment(name)}/duplicate`, { method: "POST", json: { name: newName } });
+export function duplicateSkill(name: string, to: string): Promise<ChangeResult> {
+  return apiRequest(`/skills/${segment(name)}/duplicate`, { method: "POST", json: { to } });
 }
 
-/** Removes a stored skill. */
-export function deleteSkill(name: string): Promise<void> {
-  return apiRequest(`/skills/${segment(name)}`, { method: "DELETE" });
+/** Removes a stored skill, only if it still has `hash` when given. */
+export function deleteSkill(name: string, hash?: string): Promise<unknown> {
+  return apiRequest(`/skills/${segment(name)}${query({ hash })}`, { method: "DELETE" });
 }
 
-/** Imports a skill from a zip; the body is streamed and refused with 413 past the limit. */
-export function importZip(zip: Blob): Promise<ImportResult> {
-  return apiRequest("/skills/import", { method: "POST", body: zip, contentType: "application/zip" });
+/** Creates a skill from text files (path → content), as the owner's. */
+export function createSkill(name: string, files: Readonly<Record<string, string>>): Promise<ChangeResult> {
+  return apiRequest("/skills", { method: "POST", json: { name, files } });
+}
+
+/** Imports a skill from a zip (saved disabled); the body is streamed and refused with 413 past the limit. */
+export function importZip(zip: Blob, filename?: string): Promise<ImportResult> {
+  return apiRequest(`/skills/import${query({ filename })}`, {
+    method: "POST",
+    body: zip,
+    contentType: "application/zip",
+  });
 }
 
 /** Imports a skill from a GitHub folder address. */

@@ -58,10 +58,28 @@ export interface SkillScript {
   readonly schema?: unknown;
 }
 
-/** The catalog's decision about a skill, with its reasons. */
+/** One reason of a decision. */
+export interface DecisionReason {
+  readonly code: string;
+  readonly severity: "error" | "warning" | "info";
+  readonly message: string;
+}
+
+/** What discovery decided about a skill (registered, rejected, display_only, disabled, shadowed), and why. */
 export interface SkillDecision {
-  readonly verdict?: string;
-  readonly reasons?: readonly string[];
+  readonly decision: string;
+  /** The catalog source it was found in. */
+  readonly source: string;
+  readonly reasons: readonly DecisionReason[];
+}
+
+/** The draft keys of SKILL.md: who drafted it, from which chats, why. */
+export interface DraftKeys {
+  readonly author?: string;
+  readonly sourceChats?: readonly string[];
+  readonly rationale?: string;
+  readonly reviewWarnings?: string;
+  readonly lastEdit?: string;
 }
 
 /** A skill's page. */
@@ -70,21 +88,23 @@ export interface SkillDetail extends SkillSummary {
   readonly files: readonly SkillFileEntry[];
   readonly governance?: Readonly<Record<string, unknown>>;
   readonly scripts?: readonly SkillScript[];
-  /** The hash recorded in the index when it differs from the one on disk now. */
+  /** The hash the index records; differs from `hash` after a hand edit. */
   readonly recordedHash?: string;
-  readonly lint?: readonly LintWarning[];
+  readonly lintWarnings?: readonly LintWarning[];
   readonly diagnostics?: readonly Diagnostic[];
   readonly decision?: SkillDecision;
   /** The grant key an "always" answer stores for this skill. */
   readonly grant?: string;
-  readonly sourceChats?: readonly string[];
-  readonly rationale?: string;
+  readonly draft?: DraftKeys;
 }
 
 /** A file's content as read. */
 export interface SkillFileContent {
   readonly path: string;
+  /** UTF-8 text, or base64 when the file is not text (see `encoding`). */
   readonly content: string;
+  readonly encoding?: "utf8" | "base64";
+  readonly size?: number;
   /** The skill's hash when it was read. */
   readonly hash?: string;
 }

@@ -48,6 +48,19 @@ export function EditorPage(props: { readonly name: string; readonly path: string
   if (file.value === undefined) {
     return file.error !== undefined ? <ErrorNotice error={file.error} /> : <Loading />;
   }
+  if (file.value.encoding === "base64") {
+    return (
+      <section aria-labelledby="editor-heading">
+        <p>
+          <a href={skillHref(props.name)}>← {props.name}</a>
+        </p>
+        <h1 id="editor-heading">{props.path}</h1>
+        <p className="notice">
+          This file is not text ({file.value.size ?? "?"} bytes): it cannot be edited here.
+        </p>
+      </section>
+    );
+  }
   const baseHash = hash ?? file.value.hash;
   const save = async (): Promise<void> => {
     setSaving(true);

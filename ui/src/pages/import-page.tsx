@@ -33,7 +33,8 @@ export function ImportPage(): ReactNode {
     }
   };
   const takeFile = (file: File | undefined): void => {
-    if (file !== undefined) void run(`Importing ${file.name} (${file.size} bytes)…`, () => importZip(file));
+    if (file !== undefined)
+      void run(`Importing ${file.name} (${file.size} bytes)…`, () => importZip(file, file.name));
   };
   const busy = state.phase === "running";
   return (

@@ -82,6 +82,24 @@ function SkillView(props: { readonly skill: SkillDetail; readonly reload: () => 
             <dd>{skill.author}</dd>
           </>
         ) : null}
+        {(skill.draft?.sourceChats ?? []).length > 0 ? (
+          <>
+            <dt>Source chats</dt>
+            <dd>
+              {(skill.draft?.sourceChats ?? []).map((chat) => (
+                <a key={chat} className="chip" href={`#/chats/${encodeURIComponent(chat)}`}>
+                  {chat}
+                </a>
+              ))}
+            </dd>
+          </>
+        ) : null}
+        {skill.draft?.rationale !== undefined ? (
+          <>
+            <dt>Rationale</dt>
+            <dd>{skill.draft.rationale}</dd>
+          </>
+        ) : null}
         <dt>Hash now</dt>
         <dd>
           <Hash value={skill.hash} />
@@ -106,12 +124,15 @@ function SkillView(props: { readonly skill: SkillDetail; readonly reload: () => 
       <section aria-labelledby="decision-heading">
         <h2 id="decision-heading">Decision</h2>
         <p>
-          <strong data-testid="decision">{skill.decision?.verdict ?? "unknown"}</strong>
+          <strong data-testid="decision">{skill.decision?.decision ?? "not found by discovery"}</strong>
+          {skill.decision !== undefined ? <span className="muted"> in {skill.decision.source}</span> : null}
         </p>
         {(skill.decision?.reasons ?? []).length > 0 ? (
           <ul>
             {(skill.decision?.reasons ?? []).map((reason) => (
-              <li key={reason}>{reason}</li>
+              <li key={`${reason.code}:${reason.message}`}>
+                {reason.message} <code className="code">{reason.code}</code>
+              </li>
             ))}
           </ul>
         ) : null}
@@ -186,11 +207,27 @@ function SkillView(props: { readonly skill: SkillDetail; readonly reload: () => 
         ))}
       </section>
 
-      {(skill.lint ?? []).length > 0 ? (
+      {(skill.diagnostics ?? []).length > 0 ? (
+        <section aria-labelledby="diagnostics-heading">
+          <h2 id="diagnostics-heading">Problems in SKILL.md</h2>
+          <ul>
+            {(skill.diagnostics ?? []).map((problem) => (
+              <li key={`${problem.code}:${problem.field ?? ""}:${problem.message}`}>
+                <span className={problem.severity === "error" ? "pill warn" : "pill"}>
+                  {problem.severity}
+                </span>{" "}
+                {problem.message} <code className="code">{problem.code}</code>
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+
+      {(skill.lintWarnings ?? []).length > 0 ? (
         <section aria-labelledby="lint-heading">
           <h2 id="lint-heading">Review warnings</h2>
           <ul>
-            {(skill.lint ?? []).map((warning) => (
+            {(skill.lintWarnings ?? []).map((warning) => (
               <li key={`${warning.file}:${warning.line}:${warning.rule}`}>
                 <code>
                   {warning.file}:{warning.line}
