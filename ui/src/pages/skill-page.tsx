@@ -9,6 +9,11 @@ import { useLive } from "../live.js";
 import { fileHref } from "../router.js";
 import { useApi } from "../use-api.js";
 
+/** A governance value that is text, else undefined. */
+function textOf(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
 /** Files the editor opens: text a person writes (scripts, Markdown, JSON, YAML). */
 const EDITABLE = /\.(py|js|mjs|cjs|ts|mts|sh|bash|md|txt|json|yaml|yml|toml)$/i;
 
@@ -65,6 +70,8 @@ function ChangedBanner(props: {
 function SkillView(props: { readonly skill: SkillDetail; readonly reload: () => void }): ReactNode {
   const { skill } = props;
   const [view, setView] = useState<"rendered" | "raw">("rendered");
+  const runner = skill.runner ?? textOf(skill.governance?.execution);
+  const tier = skill.tier ?? textOf(skill.governance?.tier);
   return (
     <article aria-labelledby="skill-heading">
       <header className="page-head">
@@ -116,9 +123,9 @@ function SkillView(props: { readonly skill: SkillDetail; readonly reload: () => 
         <dt>Grant</dt>
         <dd>{skill.grant !== undefined ? <code className="small">{skill.grant}</code> : "none"}</dd>
         <dt>Runner</dt>
-        <dd>{skill.runner ?? "none"}</dd>
+        <dd>{runner ?? "none"}</dd>
         <dt>Tier</dt>
-        <dd>{skill.tier ?? "none"}</dd>
+        <dd>{tier ?? "none"}</dd>
       </dl>
 
       <section aria-labelledby="decision-heading">
