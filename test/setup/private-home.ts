@@ -24,7 +24,12 @@ const HOME_VARIABLES = {
 } as const;
 
 /** Settings of the person running the suite that would change what a test sees. */
-const CLEARED_VARIABLES = ["SKILLGATE_MCP_TOKEN", "SKILLGATE_GITHUB_API", "GITHUB_TOKEN"] as const;
+const CLEARED_VARIABLES = [
+  "SKILLGATE_MCP_TOKEN",
+  "SKILLGATE_SERVE_TOKEN",
+  "SKILLGATE_GITHUB_API",
+  "GITHUB_TOKEN",
+] as const;
 
 const saved = new Map<string, string | undefined>();
 const home = realpathSync(mkdtempSync(join(tmpdir(), "skillgate-test-home-")));

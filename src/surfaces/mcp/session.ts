@@ -51,6 +51,11 @@ export interface McpSession {
   catalogChanged(): Promise<void>;
   /** Rebuilds the turn (the extensions' tools changed) and tells the client its tools changed. */
   extensionsChanged(): Promise<void>;
+  /**
+   * Interrupts the tool calls running now and waits until each has ended: each ends
+   * `interrupted` (audited) and its result still reaches the client while the transport is open.
+   */
+  interruptCalls(reason: string): Promise<void>;
   /** Stops routing approvals here, closes the server (and with it the transport) and tells extensions the chat stopped. */
   close(): Promise<void>;
 }
@@ -83,15 +88,24 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
     },
   );
   const detach = options.approvals.attach(chatId, elicitationAsker(server));
+  // Calls running now, so a stop can interrupt them and wait for their audit lines.
+  const running = new Map<AbortController, Promise<unknown>>();
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: turn.tools.map(mcpTool) }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name, arguments: input } = request.params;
     try {
       // The request's signal stops the call when the client cancels it; the request itself lets an elicitation ride on it.
-      const caller: McpCallContext = { requestId: extra.requestId, signal: extra.signal };
-      const result = await turn.call(name, input ?? {}, { signal: extra.signal, caller });
-      return mcpToolResult(result);
+      const interrupt = new AbortController();
+      const signal = AbortSignal.any([extra.signal, interrupt.signal]);
+      const caller: McpCallContext = { requestId: extra.requestId, signal };
+      const call = turn.call(name, input ?? {}, { signal, caller });
+      running.set(interrupt, call);
+      try {
+        return mcpToolResult(await call);
+      } finally {
+        running.delete(interrupt);
+      }
     } catch (error) {
       // The broker answers every refusal itself; this is a bug, shown to the model as one.
       options.logger.warn("mcp tool call failed", { tool: name, error: describeError(error) });
@@ -161,11 +175,19 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
         });
       }
     },
+    interruptCalls: async (reason) => {
+      const calls = [...running];
+      for (const [interrupt] of calls) interrupt.abort(new Error(reason));
+      await Promise.allSettled(calls.map(([, call]) => call));
+    },
     close: async () => {
       if (closed) return;
       closed = true;
       detach();
+      // Closing the server aborts the calls still running; their audit lines are written before the chat stops.
+      const calls = [...running.values()];
       await server.close();
+      await Promise.allSettled(calls);
       // Extensions hear that the chat stopped; one that fails cannot keep the session open.
       await turn.stop("the MCP session closed").catch((error: unknown) =>
         options.logger.warn("extension stop hook failed", {

@@ -1,0 +1,207 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { getRequestListener } from "@hono/node-server";
+import { InvalidArgumentError } from "../../core/errors.js";
+import { listenError } from "../../core/listen-error.js";
+import { type Logger, silentLogger } from "../../observe/logger.js";
+import { McpHost, type McpHostOptions } from "../mcp/host.js";
+import { isLoopbackHost } from "../mcp/http.js";
+import { type McpHttpSessionLimits, McpHttpSessions } from "../mcp/http-sessions.js";
+import { DEFAULT_HEARTBEAT_MS, eventStreams } from "./events-route.js";
+import { allowedHosts } from "./security/allowed-hosts.js";
+import type { OwnerCheck } from "./security/authenticate.js";
+import { LOGIN_PATH } from "./security/login.js";
+import { type LoginAttemptLimits, LoginAttempts } from "./security/login-attempts.js";
+import { resolveOwnerToken } from "./security/owner-token.js";
+import { createServerApp, type RequestTracker } from "./server-app.js";
+import type { ServerContext } from "./server-context.js";
+import { ServerEvents } from "./server-events.js";
+import { defaultUiFolder } from "./static-ui.js";
+
+/** The port `skillgate serve` listens on unless told otherwise. */
+export const DEFAULT_SERVE_PORT = 3917;
+
+/** How long a stop waits for API requests in flight before closing their connections. */
+export const DEFAULT_STOP_GRACE_MS = 10_000;
+
+/** Options of {@link startServer}. */
+export interface ServerOptions {
+  /** The address to bind (default `127.0.0.1`). Any other than a loopback address needs `token`. */
+  readonly host?: string;
+  /** The port (default {@link DEFAULT_SERVE_PORT}; 0 for any free port, see `port` on the result). */
+  readonly port?: number;
+  /** The owner's token. Without it, the one stored in the data folder, or a new one (see `loginUrl`). */
+  readonly token?: string;
+  /** Replace the stored token with a new one (ignored with `token`). */
+  readonly newToken?: boolean;
+  /** More names `Host` may carry, on any port: a reverse proxy's public name. */
+  readonly allowedHosts?: readonly string[];
+  /** How skillgate itself is opened: configuration and data folders, roots, built-ins, watch. */
+  readonly skillgate?: Omit<McpHostOptions, "logger">;
+  /** Limits of the `/mcp` sessions. */
+  readonly mcp?: McpHttpSessionLimits;
+  /** Failed-login limits. */
+  readonly loginAttempts?: LoginAttemptLimits;
+  /** Time between `/api/events` heartbeats (default {@link DEFAULT_HEARTBEAT_MS}). */
+  readonly heartbeatMs?: number;
+  /** The built web UI (default `<package>/dist/ui`). */
+  readonly uiFolder?: string;
+  /** How long a stop lets API requests finish (default {@link DEFAULT_STOP_GRACE_MS}). */
+  readonly stopGraceMs?: number;
+  /** Where the server's information lines go (default none). */
+  readonly logger?: Logger;
+}
+
+/** A running `skillgate serve`. */
+export interface RunningServer {
+  /** `http://HOST:PORT/`: the web UI; `/api`, `/mcp` and `/login` are under it. */
+  readonly url: string;
+  readonly port: number;
+  /**
+   * `URL/login?token=TOKEN`, only when the token was made now: the one time it is shown.
+   * Opening it in a browser logs in.
+   */
+  readonly loginUrl?: string;
+  /** Where the owner token came from: given, made now, or stored by an earlier start. */
+  readonly tokenOrigin: "given" | "made" | "stored";
+  /** What the routes are given: the host, the store, the events bus. */
+  readonly context: ServerContext;
+  /**
+   * Stops: new requests are refused (503) and no connection is accepted, live-update streams
+   * end, running tool calls are interrupted (each ends `interrupted`, audited, and its client
+   * is told), API requests in flight finish (up to the grace time), then the MCP sessions, the
+   * chat database and the audit log close. No store write is left holding the store lock.
+   */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts `skillgate serve`: one McpHost (opened through the bootstrap, with its extensions),
+ * the managed store, the events bus, and one HTTP server for `/api`, `/mcp`, `/api/events`
+ * and the web UI. docs/server.md is the user's guide to what it answers and refuses.
+ */
+export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
+  const bindHost = options.host ?? "127.0.0.1";
+  const givenToken = options.token !== undefined && options.token !== "" ? options.token : undefined;
+  if (!isLoopbackHost(bindHost) && givenToken === undefined)
+    throw new InvalidArgumentError(
+      "token",
+      `refusing to serve on ${bindHost} without a token you chose: give --token or SKILLGATE_SERVE_TOKEN, or bind to 127.0.0.1`,
+    );
+  const logger = options.logger ?? silentLogger;
+  const host = await McpHost.open({ ...options.skillgate, logger });
+  try {
+    return await listen(host, bindHost, givenToken, logger, options);
+  } catch (error) {
+    await host.close();
+    throw error;
+  }
+}
+
+async function listen(
+  host: McpHost,
+  bindHost: string,
+  givenToken: string | undefined,
+  logger: Logger,
+  options: ServerOptions,
+): Promise<RunningServer> {
+  const store = await host.skillgate.openStore();
+  const owner = await resolveOwnerToken({
+    dataFolder: host.skillgate.catalog.folders.data,
+    ...(givenToken !== undefined ? { token: givenToken } : {}),
+    ...(options.newToken === true ? { renew: true } : {}),
+  });
+  const context: ServerContext = { host, store, events: new ServerEvents(), logger };
+  const requests = new InFlight();
+  let handle: ReturnType<typeof getRequestListener> | undefined;
+  const server = createServer((request, response) => {
+    if (handle !== undefined) void handle(request, response);
+    else response.writeHead(503).end();
+  });
+  const requestedPort = options.port ?? DEFAULT_SERVE_PORT;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", (error) => reject(listenError(error, bindHost, requestedPort)));
+    server.listen(requestedPort, bindHost, () => {
+      server.removeAllListeners("error");
+      resolve();
+    });
+  });
+  server.on("error", (error) => logger.warn("server error", { error: error.name }));
+  const port = (server.address() as AddressInfo).port;
+  const check: OwnerCheck = { owner, port, attempts: new LoginAttempts(options.loginAttempts) };
+  const sessions = new McpHttpSessions(host, options.mcp);
+  const streams = eventStreams(context.events, options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS);
+  const app = createServerApp({
+    context,
+    check,
+    allowed: allowedHosts(bindHost, port, options.allowedHosts),
+    sessions,
+    streams,
+    uiFolder: options.uiFolder ?? defaultUiFolder(),
+    requests,
+  });
+  handle = getRequestListener(app.fetch, { overrideGlobalObjects: false });
+  const url = `http://${urlHost(bindHost)}:${port}/`;
+  let closing: Promise<void> | undefined;
+  const stop = async (): Promise<void> => {
+    requests.stopping = true;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    await streams.closeAll();
+    await sessions.interruptCalls("the server is stopping");
+    await requests.settled(options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS);
+    await sessions.close();
+    server.closeAllConnections();
+    await closed;
+    await host.close();
+  };
+  return {
+    url,
+    port,
+    ...(owner.madeToken !== undefined
+      ? { loginUrl: `${url}${LOGIN_PATH.slice(1)}?token=${encodeURIComponent(owner.madeToken)}` }
+      : {}),
+    tokenOrigin: owner.origin,
+    context,
+    close: () => {
+      closing ??= stop();
+      return closing;
+    },
+  };
+}
+
+/** The name a URL uses for the bound address: a wildcard bind is reached at the loopback address. */
+function urlHost(bindHost: string): string {
+  const bare = bindHost.replace(/^\[|\]$/g, "");
+  if (bare === "0.0.0.0") return "127.0.0.1";
+  if (bare === "::") return "[::1]";
+  return bare.includes(":") ? `[${bare}]` : bare;
+}
+
+/** API requests in flight; {@link settled} waits for them to end. */
+class InFlight implements RequestTracker {
+  stopping = false;
+  #count = 0;
+  #waiters: Array<() => void> = [];
+
+  begin(): void {
+    this.#count += 1;
+  }
+
+  end(): void {
+    this.#count -= 1;
+    if (this.#count === 0) for (const wake of this.#waiters.splice(0)) wake();
+  }
+
+  /** Resolves when no request is in flight, or after `graceMs` (their connections are then closed). */
+  settled(graceMs: number): Promise<void> {
+    if (this.#count === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, graceMs);
+      this.#waiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+}
