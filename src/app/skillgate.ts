@@ -8,6 +8,7 @@ import { AuditLog } from "../observe/audit-log.js";
 import { ChatLog } from "../observe/chat-log.js";
 import type { AuditSink } from "../observe/events.js";
 import { type Logger, silentLogger } from "../observe/logger.js";
+import type { OwnerNotice } from "../observe/notifications.js";
 import { ApprovalBook } from "../policy/approvals.js";
 import { PolicyTable } from "../policy/decide.js";
 import type { GrantStore } from "../policy/grants.js";
@@ -28,6 +29,7 @@ import { chatTools, createSkillReviewContext } from "../tools/chat-tools.js";
 import { registryHooks } from "../tools/extension-hooks.js";
 import { storeTools } from "../tools/store-tools.js";
 import { createTurn, type Turn, type TurnOptions } from "../tools/turn.js";
+import { Authoring } from "./authoring.js";
 import { type CatalogSetupOptions, createCatalogSetup } from "./catalog-setup.js";
 
 export { withStoreSource } from "./catalog-setup.js";
@@ -79,6 +81,11 @@ export interface Skillgate {
   readonly extensions: ExtensionHost;
   /** Builds a turn of a chat or job: its tools, its skill index, and `call`. */
   createTurn(options: TurnOptions): Turn;
+  /**
+   * Where saved drafts and applied edits are reported: live listeners (a server's events)
+   * and the owner's notification channels of config.yaml (docs/notifications.md).
+   */
+  readonly authoring: Authoring;
   /** The context of a `/create-skill` review: candidate chats and what to do. */
   createSkillReviewContext(): Promise<string>;
   /** Closes the chat database and the audit file, and stops the sandbox kept ahead for the next run. */
@@ -163,6 +170,8 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
       ...(limits.cgroup.failed === true ? { errorKind: "cgroup_failed" } : {}),
     });
   const { runner, sandbox } = runnerOf(options, data, () => catalog.config, auditRefusal, auditLimits);
+  const authoring = new Authoring({ config: () => catalog.config.notifications, logger });
+  const authored = (notice: OwnerNotice): void => void authoring.report(notice);
   const chatEnvironment = {
     chatLog: openChatLog,
     reviews: () => {
@@ -187,7 +196,7 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
           runner,
           runLimits: options.runLimits ?? configuredLimits(catalog.config),
           onArgumentRepair: (call) => reportArgumentRepairs(call, logger),
-          extraTools: () => [...storeTools({ store: openStore }), ...chatTools(chatEnvironment)],
+          extraTools: () => [...storeTools({ store: openStore, authored }), ...chatTools(chatEnvironment)],
           extensionTools: () => registry.tools,
           onToolClash: (name) => registry.note(`tool ${name}: left out, skillgate has a tool of that name`),
           fire: (event, payload) => registry.fire(event, payload),
@@ -202,6 +211,7 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
       }
       return turn;
     },
+    authoring,
     createSkillReviewContext: () => createSkillReviewContext(chatEnvironment),
     close: () => {
       chatLog?.close();

@@ -12,6 +12,11 @@ import {
   type ExtensionsConfig,
   readExtensionsConfig,
 } from "./extensions-config.js";
+import {
+  DEFAULT_NOTIFICATIONS_CONFIG,
+  type NotificationsConfig,
+  readNotificationsConfig,
+} from "./notifications-config.js";
 import { DEFAULT_POLICY_CONFIG, type PolicyConfig, readPolicyConfig } from "./policy-config.js";
 import { DEFAULT_RUNNERS_CONFIG, type RunnersConfig, readRunnersConfig } from "./runners-config.js";
 
@@ -44,6 +49,8 @@ export interface SkillgateConfig {
   readonly runners: RunnersConfig;
   /** The project opt-in for extensions and hooks, more extension paths, shell hook limits. */
   readonly extensions: ExtensionsConfig;
+  /** Where the owner is told of drafts and applied edits (docs/notifications.md). */
+  readonly notifications: NotificationsConfig;
 }
 
 /** The configuration used when there is no file. */
@@ -54,6 +61,7 @@ export const DEFAULT_CONFIG: SkillgateConfig = {
   policy: DEFAULT_POLICY_CONFIG,
   runners: DEFAULT_RUNNERS_CONFIG,
   extensions: DEFAULT_EXTENSIONS_CONFIG,
+  notifications: DEFAULT_NOTIFICATIONS_CONFIG,
 };
 
 /**
@@ -100,8 +108,9 @@ export function parseConfig(text: string, file: string): SkillgateConfig {
   const policy = readPolicyConfig(section(value, "policy", problems), problems);
   const runners = readRunnersConfig(section(value, "runners", problems), problems);
   const extensions = readExtensionsConfig(section(value, "extensions", problems), problems);
+  const notifications = readNotificationsConfig(section(value, "notifications", problems), problems);
   for (const key of Object.keys(value)) {
-    if (!["skills", "index", "discovery", "policy", "runners", "extensions"].includes(key))
+    if (!["skills", "index", "discovery", "policy", "runners", "extensions", "notifications"].includes(key))
       problems.push(`unknown key "${key}"`);
   }
   const config: SkillgateConfig = {
@@ -117,6 +126,7 @@ export function parseConfig(text: string, file: string): SkillgateConfig {
     policy,
     runners,
     extensions,
+    notifications,
   };
   for (const key of Object.keys(skills)) {
     if (!["disabled", "hidden", "user_folders", "project_folders", "packages"].includes(key)) {

@@ -245,13 +245,20 @@ export class ApprovalQueue {
    * `store reject PLAN`), so the request is no longer listed, answering it is refused with
    * `approval_settled`, and an answer already given to it is never used. Returns the
    * requests settled now; one settled before, or already used by a call, is left as it is.
+   * `except` names requests left alone: the one the owner just declined keeps its decline,
+   * so the model's retry is told no rather than asked again.
    */
-  settle(reference: string, outcome: SettledOutcome): ApprovalRequest[] {
+  settle(
+    reference: string,
+    outcome: SettledOutcome,
+    options: { readonly except?: readonly string[] } = {},
+  ): ApprovalRequest[] {
     if (folderState(this.folder) !== "folder") return [];
     const settlement: RecordedSettlement = { reference, outcome, settledAt: this.#clock.now() };
     const settled: ApprovalRequest[] = [];
     for (const entry of this.#sweep()) {
       if (entry.request.reference !== reference || entry.taken || entry.settled) continue;
+      if (options.except?.includes(entry.request.id) === true) continue;
       if (createFileOnce(this.folder, fileName(entry.request.id, "settled"), settlementFileText(settlement)))
         settled.push(entry.request);
     }

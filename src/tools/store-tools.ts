@@ -1,3 +1,4 @@
+import type { OwnerNotice } from "../observe/notifications.js";
 import { loadSkillText } from "../skill/load-skill.js";
 import type { JsonSchema } from "../skill/parameters-schema.js";
 import { readSkillFileSummary } from "../store/drafts/draft-metadata.js";
@@ -21,6 +22,12 @@ import type { AnyTool, PreparedCall, ToolDefinition } from "./tool.js";
 /** The store the store tools work on, opened once per skillgate. */
 export interface StoreToolsEnvironment {
   readonly store: () => Promise<Store>;
+  /**
+   * Told after a draft is saved or an edit applied, for the owner's notifications
+   * (docs/notifications.md). Called without waiting: the model's answer never waits for a
+   * notification, and a failing one never changes it.
+   */
+  readonly authored?: (notice: OwnerNotice) => void;
 }
 
 function listSkills(environment: StoreToolsEnvironment): ToolDefinition<{ includeDisabled?: boolean }> {
@@ -183,6 +190,12 @@ function draftSkillTool(
     execute: async (input) => {
       try {
         const result = await draftSkill(await environment.store(), input);
+        environment.authored?.({
+          kind: "draft-saved",
+          skill: result.name,
+          hash: result.hash,
+          created: result.created,
+        });
         const warnings = result.warnings
           .map(
             (warning) =>
@@ -275,6 +288,12 @@ function editSkillTool(
         const store = await environment.store();
         const plan = holder.plan ?? (await planEdit(store, args));
         const applied = await applyEditPlan(store, plan.id);
+        environment.authored?.({
+          kind: "edit-applied",
+          skill: applied.plan.skill,
+          hash: applied.result.hash,
+          plan: applied.plan.id,
+        });
         return `Applied the approved edit to ${applied.plan.skill} (hash ${applied.result.hash.slice(0, 8)}).`;
       } catch (error) {
         return hostText(error);

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { bootstrapCatalog, bootstrapSkillgate } from "../../app/bootstrap.js";
 import type { CatalogSetup } from "../../app/catalog-setup.js";
+import type { OwnerDecisions } from "../../app/owner/plan-decisions.js";
 import type { Skillgate, SkillgateOptions } from "../../app/skillgate.js";
 import { resolveFolders } from "../../core/folders.js";
 import { stderrLogger, streamLogger } from "../../observe/logger.js";
@@ -52,6 +53,25 @@ export function skillgateFromFlags(command: Command, output: CliOutput): Promise
 export async function openStoreFromFlags(command: Command): Promise<Store> {
   const { Store } = await import("../../store/store.js");
   return Store.open({ dataFolder: resolveFolders(skillgateOptions(command)).data });
+}
+
+/**
+ * What the owner's decisions from the command line work on (app/owner/plan-decisions.ts): the
+ * store, the approval queue, and the notification channels of config.yaml (read once, as the
+ * command starts; a broken file is reported and skips the notification, never the decision).
+ */
+export async function ownerDecisionsFromFlags(command: Command, output: CliOutput): Promise<OwnerDecisions> {
+  const folders = resolveFolders(skillgateOptions(command));
+  const { Authoring } = await import("../../app/authoring.js");
+  const { loadConfig } = await import("../../config/config.js");
+  return {
+    store: () => openStoreFromFlags(command),
+    approvals: approvalQueueFromFlags(command),
+    authoring: new Authoring({
+      config: () => loadConfig(folders.config).notifications,
+      logger: streamLogger(output.err),
+    }),
+  };
 }
 
 /** The approval queue (`<data>/approvals`) of the data folder the global flags name. */

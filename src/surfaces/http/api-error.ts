@@ -28,6 +28,11 @@ const OTHER_STATUS: Readonly<Record<string, ContentfulStatusCode>> = {
   invalid_zip: 400,
   io_error: 500,
   server_stopping: 503,
+  approval_not_found: 404,
+  approval_expired: 410,
+  approval_already_answered: 409,
+  approval_settled: 409,
+  approval_queue_full: 429,
 };
 
 /** The HTTP status an error answers with. */

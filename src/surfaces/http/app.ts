@@ -1,8 +1,12 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
 import { apiError, errorResponse } from "./api-error.js";
+import { approvalsRoutes } from "./routes/approvals.js";
+import { auditRoutes } from "./routes/audit.js";
+import { chatsRoutes } from "./routes/chats.js";
 import { filesRoutes } from "./routes/files.js";
 import { importRoutes } from "./routes/import.js";
+import { reviewRoutes } from "./routes/review.js";
 import { skillsRoutes } from "./routes/skills.js";
 import type { ServerContext } from "./server-context.js";
 
@@ -59,6 +63,10 @@ export function createApiApp(context: ServerContext): OpenAPIHono {
   api.route("/", skillsRoutes(context));
   api.route("/", filesRoutes(context));
   api.route("/", importRoutes(context));
+  api.route("/", reviewRoutes(context));
+  api.route("/", approvalsRoutes(context));
+  api.route("/", chatsRoutes(context));
+  api.route("/", auditRoutes(context));
   api.doc31("/openapi.json", { openapi: "3.1.0", info: OPENAPI_INFO });
   return api;
 }

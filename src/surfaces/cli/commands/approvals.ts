@@ -39,8 +39,8 @@ export function registerApprovals(program: Command, output: CliOutput): void {
     .argument("<id>", "the request id, as `skillgate approvals` lists it")
     .option("--always", "also allow later calls of this skill at this content in the same chat or job")
     .option("--json", "print JSON")
-    .action((id: string, options: { always?: boolean; json?: boolean }, command: Command) => {
-      answer(output, command, id, options.always ? "always" : "once", options.json === true);
+    .action(async (id: string, options: { always?: boolean; json?: boolean }, command: Command) => {
+      await answer(output, command, id, options.always ? "always" : "once", options.json === true);
     });
 
   program
@@ -48,17 +48,30 @@ export function registerApprovals(program: Command, output: CliOutput): void {
     .description("decline a waiting request: the model's next identical call is refused")
     .argument("<id>", "the request id, as `skillgate approvals` lists it")
     .option("--json", "print JSON")
-    .action((id: string, options: { json?: boolean }, command: Command) => {
-      answer(output, command, id, "decline", options.json === true);
+    .action(async (id: string, options: { json?: boolean }, command: Command) => {
+      await answer(output, command, id, "decline", options.json === true);
     });
 }
 
 const HEADER = ["ID", "AGE", "TOOL", "SKILL", "SUMMARY", "OPTIONS", "EXPIRES IN"] as const;
 
-function answer(output: CliOutput, command: Command, id: string, given: OwnerAnswer, json: boolean): void {
-  const result = approvalQueueFromFlags(command).answer(id, given);
+async function answer(
+  output: CliOutput,
+  command: Command,
+  id: string,
+  given: OwnerAnswer,
+  json: boolean,
+): Promise<void> {
+  // The same answer as the HTTP API's: a declined edit's plan is removed with it.
+  const { answerApproval } = await import("../../../app/owner/plan-decisions.js");
+  const { ownerDecisionsFromFlags } = await import("../context.js");
+  const answered = await answerApproval(await ownerDecisionsFromFlags(command, output), id, given);
+  const result = { request: answered.request, answer: answered.answer, answeredAt: answered.answeredAt };
   if (json) printJson(output, result);
-  else output.out(`${sentence(result)}\n`);
+  else
+    output.out(
+      `${sentence(result)}\n${answered.rejectedPlan !== undefined ? `edit plan ${answered.rejectedPlan} is removed with it\n` : ""}`,
+    );
 }
 
 /** What an answer means, in one line. */

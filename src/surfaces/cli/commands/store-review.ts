@@ -3,8 +3,7 @@ import { escapeTerminalControls } from "../../../core/terminal-text.js";
 import type { ApprovalRequest } from "../../../policy/approvals.js";
 import { listDrafts } from "../../../store/drafts/index.js";
 import { diffPlan, getPlan, listPlans } from "../../../store/edits/index.js";
-import { applyEditPlanSettling, rejectEditPlanSettling } from "../../../tools/edit-plan-approvals.js";
-import { approvalQueueFromFlags, openStoreFromFlags } from "../context.js";
+import { openStoreFromFlags, ownerDecisionsFromFlags } from "../context.js";
 import { type CliOutput, paint, printJson, table } from "../output.js";
 
 /**
@@ -77,8 +76,10 @@ export function registerStoreReview(store: Command, output: CliOutput): void {
     .argument("<plan>")
     .option("--json", "print JSON")
     .action(async (id: string, options: { json?: boolean }, command: Command) => {
-      const store = await openStoreFromFlags(command);
-      const applied = await applyEditPlanSettling(store, approvalQueueFromFlags(command), id);
+      const { approvePlan } = await import("../../../app/owner/plan-decisions.js");
+      const applied = await approvePlan(await ownerDecisionsFromFlags(command, output), id);
+      // The notification is best effort and bounded by its timeout; the command waits so it is sent.
+      await applied.reported;
       if (options.json)
         return printJson(output, {
           plan: applied.plan.id,
@@ -96,8 +97,8 @@ export function registerStoreReview(store: Command, output: CliOutput): void {
     .argument("<plan>")
     .option("--json", "print JSON")
     .action(async (id: string, options: { json?: boolean }, command: Command) => {
-      const store = await openStoreFromFlags(command);
-      const { plan, settled } = await rejectEditPlanSettling(store, approvalQueueFromFlags(command), id);
+      const { rejectPlan } = await import("../../../app/owner/plan-decisions.js");
+      const { plan, settled } = await rejectPlan(await ownerDecisionsFromFlags(command, output), id);
       if (options.json)
         return printJson(output, { plan: plan.id, rejected: true, settledApprovals: ids(settled) });
       output.out(`${plan.skill}: plan ${id} rejected\n${settledLine(settled)}`);
