@@ -121,20 +121,32 @@ function Header(props: { readonly route: Route; readonly onSignOut: () => void }
 function SignedIn(props: { readonly onSignOut: () => void }): ReactNode {
   const route = useRoute();
   const main = useRef<HTMLElement>(null);
-  const first = useRef(true);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: focus follows the route.
+  // The route shown last: focus moves only when the page really changes, never on first load
+  // (so the first Tab still reaches the skip link).
+  const routeKey = JSON.stringify(route);
+  const shown = useRef(routeKey);
   useEffect(() => {
-    if (first.current) {
-      first.current = false;
-      return;
-    }
-    // After navigating, keyboard and screen-reader users land on the new page's heading.
-    const heading = main.current?.querySelector("h1");
-    if (heading instanceof HTMLElement) {
+    if (shown.current === routeKey) return undefined;
+    shown.current = routeKey;
+    const container = main.current;
+    if (container === null) return undefined;
+    // After navigating, keyboard and screen-reader users land on the new page's heading, which
+    // a page that loads first shows a moment later.
+    const focusHeading = (): boolean => {
+      const heading = container.querySelector("h1");
+      if (!(heading instanceof HTMLElement)) return false;
       heading.tabIndex = -1;
       heading.focus();
-    }
-  }, [route]);
+      return true;
+    };
+    if (focusHeading()) return undefined;
+    const observer = new MutationObserver(() => {
+      if (focusHeading()) observer.disconnect();
+    });
+    observer.observe(container, { childList: true, subtree: true });
+    return () => observer.disconnect();
+  }, [routeKey]);
+
   return (
     <LiveProvider>
       <Header route={route} onSignOut={props.onSignOut} />
@@ -156,7 +168,7 @@ export function App(): ReactNode {
     );
   }, []);
   if (session === "checking") return null;
-  if (session === "out") return <LoginPage onSignedIn={() => setSession("in")} />;
+  if (session === "out") return <LoginPage />;
   return (
     <SignedIn
       onSignOut={() => {

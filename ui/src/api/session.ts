@@ -1,14 +1,15 @@
-import { apiRequest } from "./client.js";
+import { CSRF_HEADER } from "./client.js";
 
 /**
- * Trades the owner's token for the session cookie (HttpOnly, SameSite=Strict): the token is
- * sent once in the body, never kept by the page.
+ * The session: the browser signs in through the server's login link (`GET /login?token=…`,
+ * which sets the HttpOnly, SameSite=Strict session cookie and redirects to `/`, so the token
+ * leaves the address bar). The page never holds the token; it only ends the session.
  */
-export function logIn(token: string): Promise<unknown> {
-  return apiRequest("/login", { method: "POST", json: { token } });
-}
 
-/** Ends the session. */
-export function logOut(): Promise<unknown> {
-  return apiRequest("/logout", { method: "POST", json: {} });
+/** Where the sign-in form sends the token. */
+export const LOGIN_PATH = "/login";
+
+/** Ends the session (`POST /logout` clears the cookie). */
+export async function logOut(): Promise<void> {
+  await fetch("/logout", { method: "POST", headers: { [CSRF_HEADER]: "1" }, credentials: "same-origin" });
 }

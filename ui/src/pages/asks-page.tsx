@@ -11,16 +11,32 @@ import { useApi } from "../use-api.js";
 export function AsksPage(): ReactNode {
   const live = useLive();
   const asks = useApi(() => listApprovals(), [live.version]);
+  // The last answer stays on the page after its ask leaves the list.
+  const [answered, setAnswered] = useState<string | undefined>();
   if (asks.value === undefined) {
     return asks.error !== undefined ? <ErrorNotice error={asks.error} /> : <Loading />;
   }
   return (
     <section aria-labelledby="asks-heading">
       <h1 id="asks-heading">Asks waiting</h1>
+      <div aria-live="polite">
+        {answered !== undefined ? (
+          <p className="notice notice-ok" role="status">
+            {answered}
+          </p>
+        ) : null}
+      </div>
       {asks.value.length === 0 ? <p className="muted">Nothing is waiting for an answer.</p> : null}
       <ul className="cards">
         {asks.value.map((ask) => (
-          <AskCard key={ask.id} ask={ask} reload={asks.reload} />
+          <AskCard
+            key={ask.id}
+            ask={ask}
+            onAnswered={(text) => {
+              setAnswered(text);
+              asks.reload();
+            }}
+          />
         ))}
       </ul>
     </section>
@@ -28,25 +44,27 @@ export function AsksPage(): ReactNode {
 }
 
 /** One ask: what would run, where, under which rule; approve once, always for the chat, or decline. */
-function AskCard(props: { readonly ask: ApprovalRequest; readonly reload: () => void }): ReactNode {
+function AskCard(props: {
+  readonly ask: ApprovalRequest;
+  readonly onAnswered: (text: string) => void;
+}): ReactNode {
   const { ask } = props;
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
-  const [answered, setAnswered] = useState<string | undefined>();
   const answer = async (choice: "once" | "always" | "decline"): Promise<void> => {
     setBusy(true);
     setError(undefined);
     try {
       if (choice === "decline") await declineAsk(ask.id);
       else await approveAsk(ask.id, choice === "always");
-      setAnswered(
+      const what = `${ask.tool}${ask.skill !== undefined ? ` of ${ask.skill}` : ""}`;
+      props.onAnswered(
         choice === "decline"
-          ? "Declined."
+          ? `Declined ${what}.`
           : choice === "always"
-            ? "Approved for this chat."
-            : "Approved once.",
+            ? `Approved ${what} for this ${ask.scope.kind}.`
+            : `Approved ${what} once.`,
       );
-      props.reload();
     } catch (caught) {
       setError(caught);
     } finally {
@@ -87,25 +105,19 @@ function AskCard(props: { readonly ask: ApprovalRequest; readonly reload: () => 
           <pre className="raw">{ask.detail}</pre>
         </details>
       ) : null}
-      {answered !== undefined ? (
-        <p className="notice notice-ok" role="status">
-          {answered}
-        </p>
-      ) : (
-        <div className="actions">
-          <button type="button" className="primary" disabled={busy} onClick={() => void answer("once")}>
-            Approve once
+      <div className="actions">
+        <button type="button" className="primary" disabled={busy} onClick={() => void answer("once")}>
+          Approve once
+        </button>
+        {always ? (
+          <button type="button" disabled={busy} onClick={() => void answer("always")}>
+            Always for this {ask.scope.kind}
           </button>
-          {always ? (
-            <button type="button" disabled={busy} onClick={() => void answer("always")}>
-              Always for this {ask.scope.kind}
-            </button>
-          ) : null}
-          <button type="button" disabled={busy} onClick={() => void answer("decline")}>
-            Decline
-          </button>
-        </div>
-      )}
+        ) : null}
+        <button type="button" disabled={busy} onClick={() => void answer("decline")}>
+          Decline
+        </button>
+      </div>
       {error !== undefined ? <ErrorNotice error={error} /> : null}
     </li>
   );
