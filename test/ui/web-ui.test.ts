@@ -114,6 +114,7 @@ describe("the web UI in Chromium", () => {
     });
     expect(created.status).toBe(201);
     await page.getByRole("link", { name: "made-elsewhere", exact: true }).waitFor();
+    await page.screenshot({ path: screenshotPath("skills-live"), fullPage: true });
   });
 
   it("shows a skill's page: SKILL.md rendered without running its script, raw, files, governance, hash; a stale enable says so and reloads", async () => {
@@ -127,7 +128,7 @@ describe("the web UI in Chromium", () => {
       await page.locator(".markdown script, .markdown [onerror], .markdown a[href^='javascript']").count(),
     ).toBe(0);
     await page.getByRole("button", { name: "Raw" }).click();
-    await expect(page.locator("pre.raw").first().innerText()).resolves.toContain(
+    await expect(page.locator("pre.raw").first().textContent()).resolves.toContain(
       "<script>window.__skillgatePwned",
     );
     await page.getByRole("link", { name: "scripts/split.py" }).waitFor();
@@ -161,14 +162,14 @@ describe("the web UI in Chromium", () => {
     await page.goto(`${server.origin}/#/skills/pdf-tools/files/scripts/split.py`);
     const editor = page.locator(".cm-content");
     await editor.waitFor();
-    await expect(editor.innerText()).resolves.toContain("print(len(sys.argv))");
+    await expect(editor.textContent()).resolves.toContain("print(len(sys.argv))");
     await editor.click();
     await page.keyboard.press("Control+End");
     await page.keyboard.type("\ndef broken(:\n");
     await page.getByRole("button", { name: "Save", exact: true }).click();
     const problems = page.getByTestId("script-problems");
     await problems.waitFor();
-    await expect(problems.innerText()).resolves.toMatch(/line 5/);
+    await expect(problems.textContent()).resolves.toMatch(/line 5/);
     await page.getByRole("alert").filter({ hasText: "script_check_failed" }).waitFor();
     // The problem is marked in the editor's gutter, on the line the checker named.
     await expect.poll(() => page.locator(".cm-lint-marker-error").count()).toBe(1);
@@ -197,11 +198,11 @@ describe("the web UI in Chromium", () => {
       rationale: "The user asked for the same note twice.",
     });
     await signIn(page, server);
-    await expect(page.getByTestId("needs-review").innerText()).resolves.toMatch(/^1/);
+    await expect(page.getByTestId("needs-review").textContent()).resolves.toMatch(/^1/);
     await page.getByRole("link", { name: /^Review/ }).click();
     const card = page.getByRole("listitem", { name: "Draft weather-note" });
     await card.waitFor();
-    await expect(card.innerText()).resolves.toContain("The user asked for the same note twice.");
+    await expect(card.textContent()).resolves.toContain("The user asked for the same note twice.");
     await card.getByRole("link", { name: "chat-7" }).waitFor();
     await page.screenshot({ path: screenshotPath("review"), fullPage: true });
     await card.getByRole("button", { name: `Approve and enable ${draft.hash.slice(0, 12)}` }).click();
@@ -246,7 +247,7 @@ describe("the web UI in Chromium", () => {
       await page.getByRole("link", { name: /^Asks/ }).click();
       const card = page.getByRole("listitem", { name: "Ask run_skill_script" });
       await card.waitFor();
-      await expect(card.innerText()).resolves.toContain("backup");
+      await expect(card.textContent()).resolves.toContain("backup");
       await page.screenshot({ path: screenshotPath("asks"), fullPage: true });
       await card.getByRole("button", { name: "Approve once" }).click();
       await page
@@ -288,7 +289,7 @@ describe("the web UI in Chromium", () => {
     });
     const refused = page.getByRole("alert");
     await refused.waitFor();
-    const text = await refused.innerText();
+    const text = await refused.textContent();
     expect(text).toMatch(/invalid_zip|zip/);
     const listed = await server.json<{ skills: { name: string; source: string }[] }>("/api/skills");
     const stored = listed.body.skills.filter((skill) => skill.source !== "builtin");

@@ -161,7 +161,9 @@ function SkillRow(props: { readonly skill: SkillSummary }): ReactNode {
       </th>
       <td>
         <span className={`pill source-${skill.source}`}>{skill.source}</span>
-        {skill.author !== undefined ? <div className="muted small">by {skill.author}</div> : null}
+        {skill.author !== undefined && skill.author !== skill.source ? (
+          <div className="muted small">by {skill.author}</div>
+        ) : null}
       </td>
       <td>
         {skill.enabled ? (
