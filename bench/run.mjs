@@ -1,8 +1,10 @@
 /**
  * Runs every benchmark (discovery, the 100,000-skill scale run, runners, MCP, then the sandbox) against the
  * built package and prints the results. `npm run bench` builds first; `node bench/run.mjs --sizes 1000` is a
- * quick run; `--only discovery`, `--only scale`, `--only runners`, `--only mcp`, `--only sandbox` or `--only ui`
- * (the web UI's first load in Chromium) runs one of them (`--scale-total` and `--scale-rounds` size the scale run).
+ * quick run; `--only discovery`, `--only scale`, `--only runners`, `--only mcp`, `--only http-api`,
+ * `--only sandbox` or `--only ui` (the web UI's first load in Chromium) runs one of them (`--scale-total` and
+ * `--scale-rounds` size the scale run; `--http-rounds` and `--http-seconds` the `/api/skills` run;
+ * `--ui-rounds` the web UI run).
  * BENCH_DIST points at another build (e.g. a temp outDir). `--json FILE` also writes the
  * raw measurements. Targets are reported as PASS/MISS; the exit code is 0 either way,
  * and 1 only when the benchmark itself fails (e.g. a contestant found the wrong count).
@@ -13,6 +15,7 @@ import { availableParallelism, cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { distFolder } from "./contestants.mjs";
 import { formatDiscoveryResults, missedTargets, runDiscoveryBenchmark } from "./discovery.mjs";
+import { formatHttpApiResults, httpApiTargetMet, runHttpApiBenchmark } from "./http-api.mjs";
 import { formatMcpResults, mcpTargetsMet, runMcpBenchmark } from "./mcp.mjs";
 import { formatRunnersResults, runnersTargetsMet, runRunnersBenchmark } from "./runners.mjs";
 import { formatScaleResults, runScaleBenchmark } from "./scale.mjs";
@@ -31,6 +34,8 @@ const { values } = parseArgs({
     concurrency: { type: "string", default: "100" },
     "scale-total": { type: "string", default: "100000" },
     "scale-rounds": { type: "string", default: "3" },
+    "http-rounds": { type: "string", default: "5" },
+    "http-seconds": { type: "string", default: "5" },
     "ui-rounds": { type: "string", default: "9" },
     only: { type: "string" },
     json: { type: "string" },
@@ -52,9 +57,9 @@ const loadBefore = load();
 const only = values.only;
 if (
   only !== undefined &&
-  !["discovery", "startup", "scale", "runners", "mcp", "sandbox", "ui"].includes(only)
+  !["discovery", "startup", "scale", "runners", "mcp", "http-api", "sandbox", "ui"].includes(only)
 ) {
-  console.error(`--only takes discovery, startup, scale, runners, mcp, sandbox or ui, got ${only}`);
+  console.error(`--only takes discovery, startup, scale, runners, mcp, http-api, sandbox or ui, got ${only}`);
   process.exit(2);
 }
 try {
@@ -99,6 +104,15 @@ try {
     mcp = await runMcpBenchmark({ rounds: Number(values["mcp-rounds"]), log });
     raw.mcp = mcp;
   }
+  let httpApi;
+  if (only === undefined || only === "http-api") {
+    httpApi = await runHttpApiBenchmark({
+      rounds: Number(values["http-rounds"]),
+      seconds: Number(values["http-seconds"]),
+      log,
+    });
+    raw.httpApi = httpApi;
+  }
   let ui;
   if (only === undefined || only === "ui") {
     ui = await runUiLoadBenchmark({ rounds: Number(values["ui-rounds"]), log });
@@ -129,6 +143,12 @@ try {
   if (mcp !== undefined) {
     console.log(`\n${formatMcpResults(mcp)}`);
     console.log(mcpTargetsMet(mcp) ? "MCP load_skill target met" : "MISS: MCP load_skill target");
+  }
+  if (httpApi !== undefined) {
+    console.log(`\n${formatHttpApiResults(httpApi)}`);
+    console.log(
+      httpApiTargetMet(httpApi) ? "/api/skills throughput target met" : "MISS: /api/skills throughput target",
+    );
   }
   if (ui !== undefined) {
     console.log(`\n${formatUiLoadResults(ui)}`);

@@ -25,6 +25,7 @@ const COMMAND_MODULES: ReadonlyArray<{ names: readonly string[]; load: () => Pro
     load: async () => (await import("./commands/extensions.js")).registerExtensions,
   },
   { names: ["mcp"], load: async () => (await import("./commands/mcp.js")).registerMcp },
+  { names: ["serve"], load: async () => (await import("./commands/serve.js")).registerServe },
   {
     names: ["approvals", "approve", "decline"],
     load: async () => (await import("./commands/approvals.js")).registerApprovals,
