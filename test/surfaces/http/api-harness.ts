@@ -1,23 +1,33 @@
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { serve } from "@hono/node-server";
-import { afterEach } from "vitest";
+import { Hono } from "hono";
+import { afterAll, afterEach } from "vitest";
 import { silentLogger } from "../../../src/observe/logger.js";
 import { Store } from "../../../src/store/store.js";
 import { createApiApp } from "../../../src/surfaces/http/app.js";
+import { startServer } from "../../../src/surfaces/http/server.js";
 import type { ServerContext } from "../../../src/surfaces/http/server-context.js";
 import { type ServerEvent, ServerEvents } from "../../../src/surfaces/http/server-events.js";
 import { McpHost } from "../../../src/surfaces/mcp/host.js";
-import { makeTree } from "../../helpers/skill-tree.js";
+import { CSRF_HEADERS, TEST_TOKEN } from "../../helpers/http-server.js";
 
 /**
- * The `/api` app over a real store, served by @hono/node-server on 127.0.0.1 and a free
- * port: a context built the way the server builds its own (one McpHost over private
- * folders, its store, a server-events bus), mounted under `/api`. The server's security
- * middleware is not part of this app; its own tests cover it.
+ * `skillgate serve` for the skills, files and import route tests: the real server
+ * (`startServer`: security checks, `/api`, the store it opens) on 127.0.0.1 and port 0 over
+ * private folders, every request carrying the owner's token and the CSRF header. Unlike the
+ * shared test/helpers/http-server.ts it can live for a whole test file (a `beforeAll` table
+ * over one store) and hands tests the server events it saw.
  */
+
+/** What every request of an owner's client carries: the bearer token and the CSRF header. */
+export const OWNER_HEADERS: Readonly<Record<string, string>> = {
+  Authorization: `Bearer ${TEST_TOKEN}`,
+  ...CSRF_HEADERS,
+};
 
 /** A running API and the folders behind it. */
 export interface ApiServer {
@@ -44,53 +54,72 @@ export interface ApiAnswer {
   };
 }
 
-const closers: (() => Promise<void>)[] = [];
+const perTest: (() => Promise<void>)[] = [];
+const perFile: (() => Promise<void>)[] = [];
 afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close();
+  for (const close of perTest.splice(0).reverse()) await close();
+});
+afterAll(async () => {
+  for (const close of perFile.splice(0).reverse()) await close();
 });
 
 /** Options of {@link startApi}. */
 export interface ApiOptions {
   /** The store's wait for its lock before `store_busy` (default the store's 60 s). */
   readonly lockWaitMs?: number;
+  /** `test` (default): stopped and removed after the test; `file`: after the test file (a `beforeAll` API). */
+  readonly lifetime?: "test" | "file";
 }
 
 /** Starts the API over a new data folder; stopped after the test. */
 export async function startApi(options: ApiOptions = {}): Promise<ApiServer> {
-  const tree = makeTree("skillgate-api-");
+  const closers = options.lifetime === "file" ? perFile : perTest;
+  const tree = realpathSync(mkdtempSync(join(tmpdir(), "skillgate-api-")));
+  closers.push(async () => rmSync(tree, { recursive: true, force: true }));
   const config = join(tree, "config");
   const data = join(tree, "data");
   const project = join(tree, "project");
-  const host = await McpHost.open({
-    config,
-    data,
-    roots: [project],
-    watchIntervalMs: false,
-    logger: silentLogger,
-  });
-  closers.push(() => host.close());
-  const store =
-    options.lockWaitMs === undefined
-      ? await host.skillgate.openStore()
-      : await Store.open({ dataFolder: data, lockWaitMs: options.lockWaitMs });
-  const bus = new ServerEvents();
+  let context: ServerContext;
+  let url: string;
+  if (options.lockWaitMs === undefined) {
+    const server = await startServer({
+      port: 0,
+      token: TEST_TOKEN,
+      heartbeatMs: 60_000,
+      skillgate: { config, data, roots: [project], builtins: true, watchIntervalMs: false },
+    });
+    closers.push(() => server.close());
+    context = server.context;
+    url = server.url.replace(/\/$/, "");
+  } else {
+    // The server opens its store with the default lock wait (60 s); a store_busy test needs a
+    // short one, so it mounts the same /api app over a store opened with it.
+    const host = await McpHost.open({
+      config,
+      data,
+      roots: [project],
+      watchIntervalMs: false,
+      logger: silentLogger,
+    });
+    closers.push(() => host.close());
+    const store = await Store.open({ dataFolder: data, lockWaitMs: options.lockWaitMs });
+    context = { host, store, events: new ServerEvents(), logger: silentLogger };
+    const root = new Hono();
+    root.route("/api", createApiApp(context));
+    const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+      const started = serve({ fetch: root.fetch, hostname: "127.0.0.1", port: 0 }, () => resolve(started));
+    });
+    closers.push(
+      () =>
+        new Promise<void>((resolve) => {
+          (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+          server.close(() => resolve());
+        }),
+    );
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
   const events: ServerEvent[] = [];
-  bus.subscribe((event) => events.push(event));
-  const context: ServerContext = { host, store, events: bus, logger: silentLogger };
-  const api = createApiApp(context);
-  const root = new (await import("hono")).Hono();
-  root.route("/api", api);
-  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const started = serve({ fetch: root.fetch, hostname: "127.0.0.1", port: 0 }, () => resolve(started));
-  });
-  closers.push(
-    () =>
-      new Promise<void>((resolve) => {
-        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-        server.close(() => resolve());
-      }),
-  );
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  context.events.subscribe((event) => events.push(event));
   return {
     url,
     tree,
@@ -100,7 +129,7 @@ export async function startApi(options: ApiOptions = {}): Promise<ApiServer> {
     context,
     events,
     request: async (method, path, body, headers = {}) => {
-      const init: RequestInit = { method, headers: { ...headers } };
+      const init: RequestInit = { method, headers: { ...OWNER_HEADERS, ...headers } };
       if (body !== undefined) {
         init.body =
           typeof body === "string" || body instanceof Uint8Array ? (body as string) : JSON.stringify(body);

@@ -229,6 +229,34 @@ describe("the files routes", () => {
     expect(readFileSync(join(api.data, "skills", "demo", "scripts", "run.py"), "utf8")).toBe("print(1)\n");
   });
 
+  it("an edit that breaks parameters_schema or the front matter is refused with the reason, and nothing is written", async () => {
+    const api = await startApi();
+    await api.request("POST", "/api/skills", { name: "disk-report", files: { "SKILL.md": DISK_SKILL } });
+    const broken = DISK_SKILL.replace("type: object\n      properties", "type: string\n      properties");
+    const schema = await api.request("PUT", "/api/skills/disk-report/files/SKILL.md", { content: broken });
+    expect(schema.status).toBe(400);
+    expect(schema.body.error).toMatchObject({
+      code: "skill_invalid",
+      data: {
+        diagnostics: [
+          expect.objectContaining({ message: expect.stringContaining('must have "type": "object"') }),
+        ],
+      },
+    });
+    const unterminated = await api.request("PUT", "/api/skills/disk-report/files/SKILL.md", {
+      content: "---\nname: disk-report\ndescription: x\n",
+    });
+    expect(unterminated.body.error).toMatchObject({
+      code: "skill_invalid",
+      data: { diagnostics: [expect.objectContaining({ code: "unterminated_front_matter" })] },
+    });
+    const renamed = await api.request("PUT", "/api/skills/disk-report/files/SKILL.md", {
+      content: DISK_SKILL.replace("name: disk-report", "name: other-name"),
+    });
+    expect(renamed.body.error?.code).toBe("skill_invalid");
+    expect(readFileSync(join(api.data, "skills", "disk-report", "SKILL.md"), "utf8")).toBe(DISK_SKILL);
+  });
+
   it("an owner's edit of an assistant's draft stamps skillgate.last-edit in its SKILL.md", async () => {
     const api = await startApi();
     const { draftSkill } = await import("../../../src/store/drafts/index.js");
