@@ -66,6 +66,7 @@ describe("loadConfig", () => {
         snapshots: { keep: 50 },
       },
       extensions: { project: false, paths: [], hooks: { timeoutSeconds: 10, maxOutputBytes: 65536 } },
+      notifications: { timeoutSeconds: 5, channels: [] },
     });
   });
 
@@ -121,6 +122,7 @@ describe("parseConfig", () => {
       policy: { rules: [], approvalTtlSeconds: 600 },
       runners: DEFAULT_CONFIG.runners,
       extensions: DEFAULT_CONFIG.extensions,
+      notifications: DEFAULT_CONFIG.notifications,
     });
   });
 

@@ -1,7 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { watchApprovals } from "../../../app/owner/approval-watch.js";
 import { answerApproval } from "../../../app/owner/plan-decisions.js";
-import { InvalidArgumentError } from "../../../core/errors.js";
-import { parseJsonSafely } from "../../../core/safe-json.js";
 import type { OwnerAnswer } from "../../../policy/approval-queue.js";
 import type { ServerContext } from "../server-context.js";
 import { errorAnswer, jsonAnswer, ownerRouteApp } from "./owner-route-app.js";
@@ -13,7 +12,8 @@ import { ownerDecisions, publishReviewCount } from "./review.js";
  * once across the server, the CLI and any other process on the folder.
  */
 export function approvalsRoutes(context: ServerContext): OpenAPIHono {
-  const app = ownerRouteApp();
+  const app = ownerRouteApp(context);
+  publishQueueChanges(context);
 
   app.openapi(
     createRoute({
@@ -56,18 +56,42 @@ export function approvalsRoutes(context: ServerContext): OpenAPIHono {
     });
 
   app.openapi(answerRoute("approve"), async (c) => {
-    const body = await optionalBody(c.req, ApproveBodySchema);
+    const body: { always?: boolean } = c.req.valid("json");
     return c.json(
       await answer(context, c.req.valid("param").id, body.always === true ? "always" : "once"),
       200,
     );
   });
   app.openapi(answerRoute("decline"), async (c) => {
-    await optionalBody(c.req, DeclineBodySchema);
     return c.json(await answer(context, c.req.valid("param").id, "decline"), 200);
   });
   return app;
 }
+
+/**
+ * Asks queued and answered by anyone on the data folder (this server's MCP sessions, the
+ * CLI, another process) as `approval-requested` and `approval-settled` events. One watch
+ * per context, however many times the routes are mounted; it ends with the process.
+ */
+export function publishQueueChanges(context: ServerContext): void {
+  if (watched.has(context)) return;
+  watched.add(context);
+  try {
+    watchApprovals(ownerDecisions(context).approvals, (change) => {
+      for (const request of change.added)
+        context.events.publish({ type: "approval-requested", id: request.id });
+      for (const id of change.removed)
+        context.events.publish({ type: "approval-settled", id, answer: "gone" });
+    });
+  } catch (error) {
+    // The queue's folder is not a real folder: answering refuses with path_not_allowed; no live events.
+    context.logger.warn("approval events are off", {
+      error: error instanceof Error ? error.name : "unknown",
+    });
+  }
+}
+
+const watched = new WeakSet<ServerContext>();
 
 async function answer(context: ServerContext, id: string, given: OwnerAnswer) {
   const result = await answerApproval(ownerDecisions(context), id, given);
@@ -82,33 +106,6 @@ async function answer(context: ServerContext, id: string, given: OwnerAnswer) {
     ...(result.rejectedPlan !== undefined ? { rejectedPlan: result.rejectedPlan } : {}),
     settledApprovals: result.settled.map((request) => request.id),
   };
-}
-
-/**
- * The body of an answer, which may be absent: `{}` and no body at all mean the same. A body
- * that is there must be a JSON object matching `schema`, whatever its content type
- * (`invalid_argument` otherwise): the route's own validation only reads JSON-typed bodies.
- */
-async function optionalBody<Schema extends z.ZodType>(
-  request: { text(): Promise<string> },
-  schema: Schema,
-): Promise<z.infer<Schema>> {
-  const text = await request.text();
-  let value: unknown = {};
-  if (text.trim() !== "") {
-    try {
-      value = parseJsonSafely(text);
-    } catch {
-      throw new InvalidArgumentError("body", "the body is not JSON");
-    }
-  }
-  const parsed = schema.safeParse(value);
-  if (!parsed.success)
-    throw new InvalidArgumentError(
-      "body",
-      `the body does not match the route's schema: ${parsed.error.issues.map((issue) => issue.message).join("; ")}`,
-    );
-  return parsed.data;
 }
 
 const ApproveBodySchema = z.object({ always: z.boolean().optional() }).strict();

@@ -8,7 +8,7 @@ import { errorAnswer, jsonAnswer, ownerRouteApp } from "./owner-route-app.js";
  * skill, chat and time, a bounded page at a time with a cursor to the next.
  */
 export function auditRoutes(context: ServerContext): OpenAPIHono {
-  const app = ownerRouteApp();
+  const app = ownerRouteApp(context);
   app.openapi(
     createRoute({
       method: "get",

@@ -11,7 +11,7 @@ import { errorAnswer, jsonAnswer, ownerRouteApp } from "./owner-route-app.js";
  * counts (declined, expired, failed, timed out), and one chat's transcript.
  */
 export function chatsRoutes(context: ServerContext): OpenAPIHono {
-  const app = ownerRouteApp();
+  const app = ownerRouteApp(context);
 
   app.openapi(
     createRoute({

@@ -1,13 +1,19 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { isSkillgateError } from "../../../core/errors.js";
+import { apiError, errorResponse } from "../api-error.js";
+import type { ServerContext } from "../server-context.js";
 
 /**
  * The app each owner route module (review, approvals, chats, audit) declares its routes on.
  * A request that does not match a route's schema is answered here, before any handler runs,
- * with the API's error body: `invalid_argument` (400) and the schema's issues. Its own
- * `defaultHook` is needed because a mounted module validates with its own app's hook.
+ * with the API's error body: `invalid_argument` (400) and the schema's issues; a body that
+ * is not JSON is `unsupported_media_type` (415) or `invalid_argument`. Its own `defaultHook`
+ * and `onError` are needed because a mounted module validates and fails with its own app's.
  */
-export function ownerRouteApp(): OpenAPIHono {
-  return new OpenAPIHono({
+export function ownerRouteApp(context: ServerContext): OpenAPIHono {
+  const app = new OpenAPIHono({
     defaultHook: (result, c) => {
       if (result.success) return undefined;
       return c.json(
@@ -27,6 +33,23 @@ export function ownerRouteApp(): OpenAPIHono {
       );
     },
   });
+  app.onError((error, c) => {
+    // Hono's own refusals of a body (a media type the route does not take, JSON that does not parse).
+    if (error instanceof HTTPException) {
+      return error.status === 415
+        ? apiError(c, 415, "unsupported_media_type", "the body must be JSON (content-type: application/json)")
+        : apiError(
+            c,
+            error.status < 500 ? (error.status as ContentfulStatusCode) : 400,
+            "invalid_argument",
+            error.message,
+          );
+    }
+    if (!isSkillgateError(error))
+      context.logger.warn("request failed", { error: error instanceof Error ? error.name : "unknown" });
+    return errorResponse(c, error);
+  });
+  return app;
 }
 
 /** The API's error body, for the OpenAPI document. */

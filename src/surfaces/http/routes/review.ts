@@ -20,7 +20,7 @@ import { ContentHashSchema, errorAnswer, jsonAnswer, ownerRouteApp } from "./own
  * `draft-created`, `plan-applied` and `review-changed` events.
  */
 export function reviewRoutes(context: ServerContext): OpenAPIHono {
-  const app = ownerRouteApp();
+  const app = ownerRouteApp(context);
   const decisions = (): OwnerDecisions => ownerDecisions(context);
   publishAuthoring(context);
 
