@@ -97,6 +97,22 @@ describe("the web UI in Chromium", () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it("the login page refuses a wrong token in words, signs in with the right one, and Sign out ends the session", async () => {
+    const server = await startUiServer(ui.folder, { builtins: false });
+    await page.goto(`${server.origin}/`);
+    await page.getByLabel("Token").fill("not-the-owner-token");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("alert").filter({ hasText: "unauthorized" }).waitFor();
+    await page.getByLabel("Token").fill(server.token);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "Skills", level: 1 }).waitFor();
+    expect(page.url()).not.toContain(server.token);
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("heading", { name: "Sign in to skillgate" }).waitFor();
+    await page.reload();
+    await page.getByRole("heading", { name: "Sign in to skillgate" }).waitFor();
+  });
+
   it("filters the list by search and state, and a skill created elsewhere appears live", async () => {
     const server = await serverWithPdfTools();
     await signIn(page, server);

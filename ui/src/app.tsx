@@ -168,7 +168,7 @@ export function App(): ReactNode {
     );
   }, []);
   if (session === "checking") return null;
-  if (session === "out") return <LoginPage />;
+  if (session === "out") return <LoginPage onSignedIn={() => setSession("in")} />;
   return (
     <SignedIn
       onSignOut={() => {

@@ -1,15 +1,17 @@
-import { CSRF_HEADER } from "./client.js";
+import { apiRequest } from "./client.js";
 
 /**
- * The session: the browser signs in through the server's login link (`GET /login?token=…`,
- * which sets the HttpOnly, SameSite=Strict session cookie and redirects to `/`, so the token
- * leaves the address bar). The page never holds the token; it only ends the session.
+ * The session. The browser signs in through the printed login link (`GET /login?token=…`), or
+ * through the login page, which sends the token once in a request body (`POST /api/login`); both
+ * set the HttpOnly, SameSite=Strict session cookie. The page never keeps the token.
  */
 
-/** Where the sign-in form sends the token. */
-export const LOGIN_PATH = "/login";
+/** Trades the owner's token for the session cookie: 204, or 401 `unauthorized`, 429 `too_many_attempts`. */
+export function logIn(token: string): Promise<void> {
+  return apiRequest("/login", { method: "POST", json: { token } });
+}
 
-/** Ends the session (`POST /logout` clears the cookie). */
-export async function logOut(): Promise<void> {
-  await fetch("/logout", { method: "POST", headers: { [CSRF_HEADER]: "1" }, credentials: "same-origin" });
+/** Ends the session in this browser (`POST /api/logout` clears the cookie). */
+export function logOut(): Promise<void> {
+  return apiRequest("/logout", { method: "POST", json: {} });
 }
