@@ -50,7 +50,7 @@ function skillFile(index) {
   const name = `bench-skill-${String(index).padStart(3, "0")}`;
   return {
     name,
-    text: `---\nname: ${name}\ndescription: Benchmark skill ${index}: reads a table and answers one question about it.\nmetadata:\n  skillgate.tier: read\n---\nRead the table, answer the question.\n`,
+    text: `---\nname: ${name}\ndescription: Benchmark skill ${index} reads a table and answers one question about it.\nmetadata:\n  skillgate.tier: read\n---\nRead the table, answer the question.\n`,
   };
 }
 
@@ -90,8 +90,8 @@ export function startServe(root, data) {
     let out = "";
     const look = (chunk) => {
       out += chunk;
-      const match = /(http:\/\/127\.0\.0\.1:\d+)(\/\S*)/.exec(out);
-      if (match !== null) resolve({ base: match[1], loginUrl: `${match[1]}${match[2]}`, child });
+      const match = /(http:\/\/127\.0\.0\.1:\d+)\/login\?token=\S+/.exec(out);
+      if (match !== null) resolve({ base: match[1], loginUrl: match[0], child });
     };
     child.stdout.setEncoding("utf8").on("data", look);
     child.stderr.setEncoding("utf8").on("data", look);
