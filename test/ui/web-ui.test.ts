@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Page } from "playwright-core";
@@ -76,6 +78,23 @@ async function serverWithPdfTools(): Promise<TestServer> {
   });
   return server;
 }
+
+describe("the built web UI", () => {
+  it("index.html has no inline script or style and loads nothing from another host", () => {
+    const index = readFileSync(join(ui.folder, "index.html"), "utf8");
+    const scripts = [...index.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)];
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const [, attributes, body] of scripts) {
+      expect(attributes).toMatch(/\bsrc="\/assets\/[^"]+\.js"/);
+      expect(body?.trim()).toBe("");
+    }
+    expect(index).not.toMatch(/<style\b|\sstyle=|\son[a-z]+=/i);
+    expect(index).not.toMatch(/(?:src|href)="(?:https?:)?\/\//i);
+    // The editor is its own chunk, fetched on demand: the entry never names CodeMirror's files.
+    const entry = /<script[^>]*src="\/([^"]+)"/.exec(index)?.[1] ?? "";
+    expect(readFileSync(join(ui.folder, entry), "utf8")).not.toContain("cm-editor");
+  });
+});
 
 describe("the web UI in Chromium", () => {
   it("signs in through the printed login link; the token leaves the address bar; the list shows every skill", async () => {
