@@ -1,5 +1,6 @@
 import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
+import { listSkillSummaries } from "../../../app/owner/skill-summaries.js";
 import { escapeTerminalControls } from "../../../core/terminal-text.js";
 import { grant } from "../../../skill/content-hash.js";
 import {
@@ -23,20 +24,26 @@ export function registerStore(program: Command, output: CliOutput): void {
 
   store
     .command("list")
-    .description("list stored and built-in skills with their state and hash")
+    .description(
+      "list stored and built-in skills with their state, hash, author, runner, tier and review warnings",
+    )
     .option("--json", "print JSON")
     .action(async (options: { json?: boolean }, command: Command) => {
-      const skills = await (await openStoreFromFlags(command)).list();
+      const skills = await listSkillSummaries(await openStoreFromFlags(command));
       if (options.json) return printJson(output, { skills });
       const rows = skills.map((skill) => [
         skill.name,
         skill.source,
         skill.enabled ? "enabled" : "disabled",
         skill.hash.slice(0, 8),
+        skill.author,
+        skill.runner ?? "-",
+        skill.tier ?? "-",
+        String(skill.reviewWarnings),
         skill.updated ?? "-",
       ]);
       output.out(
-        `${table(output, ["NAME", "SOURCE", "STATE", "HASH", "UPDATED"], rows, (row, column) => (column === 2 ? (rows[row]?.[2] === "enabled" ? "green" : "yellow") : undefined))}\n`,
+        `${table(output, ["NAME", "SOURCE", "STATE", "HASH", "AUTHOR", "RUNNER", "TIER", "WARNINGS", "UPDATED"], rows, (row, column) => (column === 2 ? (rows[row]?.[2] === "enabled" ? "green" : "yellow") : undefined))}\n`,
       );
     });
 

@@ -4,7 +4,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ImportRefusedError } from "../../../store/import/import-errors.js";
 import { DEFAULT_IMPORT_LIMITS } from "../../../store/import/limits.js";
 import { githubOptionsFromEnvironment, importGithub, importZip } from "../../../store/importers.js";
-import { errorResponse as errorAnswer } from "../api-error.js";
+import { errorBody } from "../api-error.js";
 import type { ServerContext } from "../server-context.js";
 import { asWire, ChangeResultSchema, errorResponse } from "./skill-schemas.js";
 
@@ -72,9 +72,8 @@ export function importRoutes(context: ServerContext): OpenAPIHono {
       } catch (error) {
         if (!(error instanceof ImportRefusedError) || error.code !== "zip_too_large") throw error;
         // The rest of the body is not wanted: answer now and close, so the client stops sending.
-        const answer = errorAnswer(c, error);
-        answer.headers.set("Connection", "close");
-        return answer as never;
+        c.header("Connection", "close");
+        return c.json(errorBody(error), 413);
       }
     },
   );
