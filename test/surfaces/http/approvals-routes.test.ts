@@ -222,8 +222,8 @@ describe("GET /api/approvals and answering", () => {
         415,
         "unsupported_media_type",
       ],
-      ["not JSON", `/api/approvals/${id}/approve`, "always", "application/json", 400, "invalid_argument"],
-      ["an empty JSON body", `/api/approvals/${id}/decline`, "", "application/json", 400, "invalid_argument"],
+      ["not JSON", `/api/approvals/${id}/approve`, "always", "application/json", 400, "invalid_json"],
+      ["an empty JSON body", `/api/approvals/${id}/decline`, "", "application/json", 400, "invalid_json"],
       [
         "a body on decline",
         `/api/approvals/${id}/decline`,

@@ -170,6 +170,7 @@ describe("POST /api/plans/:id/approve and /reject", () => {
       fetch(`${api.base}${path}`, { method: "POST", body, headers: { "content-type": type } });
     const cases: Array<[string, string, number, string]> = [
       ["no hash", "{}", 400, "invalid_argument"],
+      ["not JSON", "hash=abc", 400, "invalid_json"],
       ["a short hash", JSON.stringify({ hash: "abc" }), 400, "invalid_argument"],
       [
         "an upper-case hash",

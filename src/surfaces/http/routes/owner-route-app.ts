@@ -9,7 +9,7 @@ import type { ServerContext } from "../server-context.js";
  * The app each owner route module (review, approvals, chats, audit) declares its routes on.
  * A request that does not match a route's schema is answered here, before any handler runs,
  * with the API's error body: `invalid_argument` (400) and the schema's issues; a body that
- * is not JSON is `unsupported_media_type` (415) or `invalid_argument`. Its own `defaultHook`
+ * is not JSON is `unsupported_media_type` (415) or `invalid_json` (400), as everywhere in the API. Its own `defaultHook`
  * and `onError` are needed because a mounted module validates and fails with its own app's.
  */
 export function ownerRouteApp(context: ServerContext): OpenAPIHono {
@@ -41,7 +41,7 @@ export function ownerRouteApp(context: ServerContext): OpenAPIHono {
         : apiError(
             c,
             error.status < 500 ? (error.status as ContentfulStatusCode) : 400,
-            "invalid_argument",
+            "invalid_json",
             error.message,
           );
     }
