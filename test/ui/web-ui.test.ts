@@ -5,6 +5,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { draftSkill } from "../../src/store/drafts/index.js";
+import { planEdit } from "../../src/store/edits/index.js";
 import { launchBrowser, screenshotPath, type TestBrowser } from "../helpers/browser.js";
 import type { TestServer } from "../helpers/http-server.js";
 import { writeSkill } from "../helpers/skill-tree.js";
@@ -245,6 +246,33 @@ describe("the web UI in Chromium", () => {
     const enabled = await server.json<{ enabled: boolean; hash: string }>("/api/skills/weather-note");
     expect(enabled.body).toMatchObject({ enabled: true, hash: draft.hash });
     await expect.poll(() => page.getByTestId("needs-review").count()).toBe(0);
+  });
+
+  it("shows an edit plan as a side-by-side and a unified diff and applies it by its hash", async () => {
+    const server = await serverWithPdfTools();
+    const plan = await planEdit(server.server.context.store, {
+      skillName: "pdf-tools",
+      files: { "scripts/split.py": "import sys\n\nprint('pages:', len(sys.argv))\n" },
+      reason: "Say what the number is.",
+    });
+    await signIn(page, server);
+    await expect(page.getByTestId("needs-review").textContent()).resolves.toMatch(/^1/);
+    await page.getByRole("link", { name: /^Review/ }).click();
+    await page.getByRole("listitem", { name: "Edit plan for pdf-tools" }).getByRole("link").click();
+    await page.getByRole("heading", { name: "Edit of pdf-tools", level: 1 }).waitFor();
+    // Side by side: two editors in CodeMirror's merge view, the old text left and the new right.
+    await page.locator(".cm-mergeView").waitFor();
+    await expect(page.locator(".cm-mergeView .cm-content").nth(1).textContent()).resolves.toContain(
+      "print('pages:', len(sys.argv))",
+    );
+    await page.screenshot({ path: screenshotPath("plan-side-by-side"), fullPage: true });
+    await page.getByRole("button", { name: "Unified" }).click();
+    await page.locator(".cm-deletedChunk").first().waitFor();
+    await expect(page.getByRole("button", { name: /always/i }).count()).resolves.toBe(0);
+    await page.getByRole("button", { name: `Approve ${plan.resultHash.slice(0, 12)}` }).click();
+    await page.getByRole("status").filter({ hasText: "Approved: the edit is applied." }).waitFor();
+    const applied = await server.json<{ hash: string }>("/api/skills/pdf-tools");
+    expect(applied.body.hash).toBe(plan.resultHash);
   });
 
   it("answers an ask an MCP client is waiting on; the client's call then runs", async () => {
