@@ -321,6 +321,20 @@ describe("the web UI in Chromium", () => {
       const ran = textOf(await call());
       expect(ran).not.toMatch(/needs the owner's approval/);
       expect(ran).toContain("backed up");
+
+      // The calls are in the audit trail, filtered by skill, and the chat is listed.
+      await page.getByRole("link", { name: "Audit" }).click();
+      await page.getByLabel("Skill").fill("backup");
+      await page.getByRole("button", { name: "Filter" }).click();
+      const finished = page
+        .getByRole("row")
+        .filter({ hasText: "tool-call-finished" })
+        .filter({ hasText: "ok" });
+      await finished.first().waitFor();
+      await page.screenshot({ path: screenshotPath("audit"), fullPage: true });
+      await page.getByRole("link", { name: "Chats" }).click();
+      await page.getByRole("heading", { name: "Chats", level: 1 }).waitFor();
+      await expect.poll(() => page.locator("tbody tr").count()).toBeGreaterThan(0);
     } finally {
       await client.close();
     }

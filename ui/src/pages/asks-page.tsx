@@ -88,8 +88,12 @@ function AskCard(props: {
         </dd>
         <dt>{ask.scope.kind === "job" ? "Job" : "Chat"}</dt>
         <dd>{ask.scope.id}</dd>
-        <dt>Policy rule</dt>
-        <dd>{ask.rule ?? "unknown"}</dd>
+        {ask.rule !== undefined ? (
+          <>
+            <dt>Policy rule</dt>
+            <dd>{ask.rule}</dd>
+          </>
+        ) : null}
         <dt>Expires</dt>
         <dd>{new Date(ask.expiresAt).toLocaleTimeString()}</dd>
       </dl>
