@@ -147,10 +147,11 @@ describe("GET /api/approvals and answering", () => {
       summary: "run scripts/x.py of notes",
       options: ["once" as const, "decline" as const],
       createdAt: now,
-      expiresAt: now + 50,
+      // Long enough that the server's queue watch looks (and sweeps) before it expires.
+      expiresAt: now + 1000,
     };
     queue.record(expiring);
-    await new Promise((resolve) => setTimeout(resolve, 120));
+    await new Promise((resolve) => setTimeout(resolve, 1300));
     const expired = await request("POST", `/api/approvals/${expiring.id}/approve`);
     expect([expired.status, expired.body.error.code]).toEqual([410, "approval_expired"]);
   });

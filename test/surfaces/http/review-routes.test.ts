@@ -65,6 +65,17 @@ describe("GET /api/review", () => {
   });
 });
 
+describe("events from any door of the server's process", () => {
+  it("a draft_skill call on the server's Skillgate (as over /mcp) publishes draft-created and review-changed", async () => {
+    const api = await ownerApi();
+    const turn = api.context.host.skillgate.createTurn({ chatId: "mcp-1" });
+    const saved = await turn.call("draft_skill", DRAFT);
+    expect(saved.status, saved.text).toBe("ok");
+    expect(api.events).toContainEqual({ type: "draft-created", name: "disk-report" });
+    await expect.poll(() => api.events).toContainEqual({ type: "review-changed", needsReview: 1 });
+  });
+});
+
 describe("GET /api/plans/:id", () => {
   it("returns the whole plan with its diff; unknown and malformed ids are plan_not_found (404)", async () => {
     const { request, plan } = await withPlan();
