@@ -2,9 +2,10 @@
  * Runs every benchmark (discovery, the 100,000-skill scale run, runners, MCP, then the sandbox) against the
  * built package and prints the results. `npm run bench` builds first; `node bench/run.mjs --sizes 1000` is a
  * quick run; `--only discovery`, `--only scale`, `--only runners`, `--only mcp`, `--only http-api`,
- * `--only sandbox` or `--only mounts` (interpreter and workspace mounts) runs one of them
- * (`--scale-total` and `--scale-rounds` size the scale run; `--http-rounds` and `--http-seconds`
- * the `/api/skills` run).
+ * `--only sandbox`, `--only mounts` (interpreter and workspace mounts) or `--only ui` (the web
+ * UI's first load in Chromium) runs one of them (`--scale-total` and `--scale-rounds` size the
+ * scale run; `--http-rounds` and `--http-seconds` the `/api/skills` run; `--ui-rounds` the web
+ * UI run).
  * BENCH_DIST points at another build (e.g. a temp outDir). `--json FILE` also writes the
  * raw measurements. Targets are reported as PASS/MISS; the exit code is 0 either way,
  * and 1 only when the benchmark itself fails (e.g. a contestant found the wrong count).
@@ -20,6 +21,7 @@ import { formatMcpResults, mcpTargetsMet, runMcpBenchmark } from "./mcp.mjs";
 import { formatRunnersResults, runnersTargetsMet, runRunnersBenchmark } from "./runners.mjs";
 import { formatScaleResults, runScaleBenchmark } from "./scale.mjs";
 import { formatStartupResults, runStartupBenchmark, startupTargetsMet } from "./startup.mjs";
+import { formatUiLoadResults, runUiLoadBenchmark, uiTargetsMet } from "./ui-load.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -35,6 +37,7 @@ const { values } = parseArgs({
     "scale-rounds": { type: "string", default: "3" },
     "http-rounds": { type: "string", default: "5" },
     "http-seconds": { type: "string", default: "5" },
+    "ui-rounds": { type: "string", default: "9" },
     only: { type: "string" },
     json: { type: "string" },
   },
@@ -55,10 +58,10 @@ const loadBefore = load();
 const only = values.only;
 if (
   only !== undefined &&
-  !["discovery", "startup", "scale", "runners", "mcp", "http-api", "sandbox", "mounts"].includes(only)
+  !["discovery", "startup", "scale", "runners", "mcp", "http-api", "sandbox", "mounts", "ui"].includes(only)
 ) {
   console.error(
-    `--only takes discovery, startup, scale, runners, mcp, http-api, sandbox or mounts, got ${only}`,
+    `--only takes discovery, startup, scale, runners, mcp, http-api, sandbox, mounts or ui, got ${only}`,
   );
   process.exit(2);
 }
@@ -113,6 +116,11 @@ try {
     });
     raw.httpApi = httpApi;
   }
+  let ui;
+  if (only === undefined || only === "ui") {
+    ui = await runUiLoadBenchmark({ rounds: Number(values["ui-rounds"]), log });
+    raw.ui = ui;
+  }
   console.log(`# skillgate benchmarks\n\nmachine: ${machine}\npackage: ${distFolder()}`);
   console.log(`load average (1/5/15 min): ${loadBefore} before, ${load()} after\n`);
   if (discovery !== undefined) {
@@ -144,6 +152,10 @@ try {
     console.log(
       httpApiTargetMet(httpApi) ? "/api/skills throughput target met" : "MISS: /api/skills throughput target",
     );
+  }
+  if (ui !== undefined) {
+    console.log(`\n${formatUiLoadResults(ui)}`);
+    console.log(uiTargetsMet(ui) ? "web UI targets met" : "MISS: web UI targets");
   }
   if (only === undefined || only === "sandbox")
     console.log(`\n${await (await import("./sandbox.mjs")).sandboxReport({ log })}`);

@@ -8,7 +8,8 @@ set -euo pipefail
 # command -> Debian package. The sandbox needs bubblewrap (bwrap), socat (the proxy bridge),
 # util-linux (prlimit for its rlimits, setpriv to drop root, unshare for the portal) and mount.
 # The proxy's tests drive real clients (curl) over TLS (openssl makes their certificate); the
-# terminal tests of `skillgate run` use script(1) for a pseudo-terminal.
+# terminal tests of `skillgate run` use script(1) for a pseudo-terminal. The web UI's browser
+# tests drive Debian's chromium through playwright-core (no downloaded browser).
 declare -A wanted=(
   [python3]=python3
   [bash]=bash
@@ -21,6 +22,7 @@ declare -A wanted=(
   [curl]=curl
   [openssl]=openssl
   [script]=bsdutils
+  [chromium]=chromium
 )
 
 missing=()

@@ -26,7 +26,7 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
 };
 
 /** Paths that belong to the server, never to the UI's fallback. */
-const SERVER_PATHS = /^\/(?:api|mcp|login|logout)(?:\/|$)/;
+const SERVER_PATHS = /^\/(?:api|mcp|login)(?:\/|$)/;
 
 /**
  * The built web UI at `/`: files of `uiFolder` by path (`assets/` are content-hashed by the

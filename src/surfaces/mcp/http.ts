@@ -127,7 +127,7 @@ function sameMachineRequest(request: IncomingMessage): boolean {
 }
 
 /** `host:port` or `[v6]:port` without the port. */
-export function hostName(hostHeader: string): string {
+function hostName(hostHeader: string): string {
   if (hostHeader.startsWith("[")) return hostHeader.slice(0, hostHeader.indexOf("]") + 1);
   return hostHeader.replace(/:\d+$/, "");
 }
@@ -140,7 +140,7 @@ function carriesToken(request: IncomingMessage, token: string): boolean {
 }
 
 /** True when `given` is `expected`, compared by SHA-256 digest in constant time. */
-export function tokensMatch(given: string, expected: string): boolean {
+function tokensMatch(given: string, expected: string): boolean {
   return timingSafeEqual(
     createHash("sha256").update(given).digest(),
     createHash("sha256").update(expected).digest(),

@@ -140,7 +140,7 @@ describe("requests the server refuses", () => {
       {
         what: "no CSRF header on logout",
         method: "POST",
-        path: "/logout",
+        path: "/api/logout",
         headers: {},
         status: 403,
         code: "csrf_missing",
@@ -261,9 +261,38 @@ describe("the login link and the session cookie", () => {
     expect(form.body).toContain('<label for="token">');
   });
 
+  it("logs the UI in with POST /api/login {token}: 204 and the cookie; a wrong token is 401 and counts", async () => {
+    const served = await startTestServer({ server: { loginAttempts: { maxFailures: 2 } } });
+    const { port } = served.server;
+    const json = { ...CSRF_HEADERS, "Content-Type": "application/json", Origin: `http://127.0.0.1:${port}` };
+    const ok = await rawRequest(port, "POST", "/api/login", json, JSON.stringify({ token: TEST_TOKEN }));
+    expect(ok.status).toBe(204);
+    const cookie = String(ok.headers["set-cookie"]).split(";")[0] ?? "";
+    expect(cookie).toMatch(new RegExp(`^skillgate_session_${port}=v1\\.`));
+    expect((await rawRequest(port, "GET", "/api/openapi.json", { Cookie: cookie })).status).toBe(200);
+    const noCsrf = await rawRequest(
+      port,
+      "POST",
+      "/api/login",
+      { "Content-Type": "application/json" },
+      JSON.stringify({ token: TEST_TOKEN }),
+    );
+    expect(noCsrf.status).toBe(403);
+    const notJson = await rawRequest(port, "POST", "/api/login", json, "token=x");
+    expect(notJson.status).toBe(400);
+    expect(JSON.parse(notJson.body).error.code).toBe("invalid_argument");
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      const wrong = await rawRequest(port, "POST", "/api/login", json, JSON.stringify({ token: "guess" }));
+      expect(wrong.status).toBe(401);
+      expect(wrong.headers["set-cookie"]).toBeUndefined();
+    }
+    const locked = await rawRequest(port, "POST", "/api/login", json, JSON.stringify({ token: TEST_TOKEN }));
+    expect(locked.status).toBe(429);
+  });
+
   it("clears the cookie on logout", async () => {
     const served = await startTestServer();
-    const answer = await rawRequest(served.server.port, "POST", "/logout", CSRF_HEADERS);
+    const answer = await rawRequest(served.server.port, "POST", "/api/logout", CSRF_HEADERS);
     expect(answer.status).toBe(204);
     expect(String(answer.headers["set-cookie"])).toMatch(/Max-Age=0/);
   });

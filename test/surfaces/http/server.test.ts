@@ -111,4 +111,23 @@ describe("startServer", () => {
     expect((await served.fetch("/api/openapi.json")).status).toBe(200);
     expect(served.token).toBe(TEST_TOKEN);
   });
+
+  it("stops with port_in_use when the port is taken, and closes what it opened", async () => {
+    const first = await startTestServer();
+    const tree = makeTree("skillgate-serve-port-");
+    await expect(
+      startServer({
+        port: first.server.port,
+        token: TEST_TOKEN,
+        skillgate: {
+          data: join(tree, "data"),
+          config: join(tree, "config"),
+          builtins: false,
+          watchIntervalMs: false,
+        },
+      }),
+    ).rejects.toMatchObject({ code: "port_in_use" });
+    // The first server is untouched.
+    expect((await first.fetch("/api/openapi.json")).status).toBe(200);
+  });
 });
