@@ -42,12 +42,18 @@ export function portalTargets(folder: string): { readonly skill: string; readonl
   return { skill: join(folder, "skill"), socket: join(folder, "proxy.sock") };
 }
 
+/** Where the portal binds the run's extra folder number `index` (see {@link portalSources}). */
+export function portalMountTarget(folder: string, index: number): string {
+  return join(folder, `mount-${index}`);
+}
+
 const PORTAL_FD = SANDBOX_FDS.portal;
 
 /**
- * The portal's shell, run by `unshare --mount` with `MOUNT FOLDER -- COMMAND…`: reads three
- * lines from descriptor 8 ({@link SANDBOX_FDS}.portal): the snapshot folder and the proxy
- * socket (each may be empty: not through the portal) and `complete`; binds them onto the folder's targets with the given `mount`
+ * The portal's shell, run by `unshare --mount` with `MOUNT FOLDER -- COMMAND…`: reads lines
+ * from descriptor 8 ({@link SANDBOX_FDS}.portal): the snapshot folder and the proxy socket
+ * (each may be empty: not through the portal), then any extra folders (each bound onto
+ * `mount-N`, N from 0, see {@link portalMountTarget}), and `complete`; binds them onto the folder's targets with the given `mount`
  * program, only ever inside the private mount namespace `unshare` made for this run, and
  * execs the command. A line holding a backslash is decoded with `printf %b` (see
  * {@link portalSources}). Anything missing or failing exits 125 before bubblewrap starts.
@@ -57,10 +63,13 @@ export const PORTAL_SCRIPT = [
   `take() { IFS= read -r line <&${PORTAL_FD} || exit 125; case $line in *\\\\*) line=$(printf '%bx' "$line"); line=\${line%x} ;; esac; }`,
   "take; skill=$line",
   "take; socket=$line",
-  'take; [ "$line" = complete ] || exit 125',
+  "n=0",
+  'while take; [ "$line" != complete ]; do eval "m$n=\\$line"; n=$((n + 1)); done',
   `exec ${PORTAL_FD}<&-`,
   '[ -z "$skill" ] || "$mount" --bind "$skill" "$folder/skill" || exit 125',
   '[ -z "$socket" ] || "$mount" --bind "$socket" "$folder/proxy.sock" || exit 125',
+  "i=0",
+  'while [ "$i" -lt "$n" ]; do eval "source=\\$m$i"; "$mount" --bind "$source" "$folder/mount-$i" || exit 125; i=$((i + 1)); done',
   'exec "$@"',
 ].join("\n");
 
@@ -69,10 +78,15 @@ export const PORTAL_SCRIPT = [
  * and the completion mark, one a line. Backslashes and line breaks in a path are escaped
  * (`\\`, `\n`) so each stays on one line; the script decodes them.
  */
-export function portalSources(skill: string | undefined, socket: string | undefined): Buffer {
+export function portalSources(
+  skill: string | undefined,
+  socket: string | undefined,
+  mounts: readonly string[] = [],
+): Buffer {
   const line = (path: string | undefined): string =>
     (path ?? "").replaceAll("\\", "\\\\").replaceAll("\n", "\\n");
-  return Buffer.from(`${line(skill)}\n${line(socket)}\ncomplete\n`, "utf8");
+  const extra = mounts.map((path) => `${line(path)}\n`).join("");
+  return Buffer.from(`${line(skill)}\n${line(socket)}\n${extra}complete\n`, "utf8");
 }
 
 /**
