@@ -14,6 +14,8 @@ import type { GrantStore } from "../policy/grants.js";
 import { configuredRule } from "../policy/rules.js";
 import type { RunLimits, Runner, RunRequest } from "../runners/contract.js";
 import { auditLimitsText, type EnforcedLimits } from "../runners/enforced-limits.js";
+import { EnvironmentStore } from "../runners/environments/environment-store.js";
+import { PackageEnvironments } from "../runners/environments/package-environments.js";
 import { LocalRunner } from "../runners/local-runner.js";
 import { observedRunner, type RunObserver } from "../runners/observed.js";
 import type { ProxyRefusal } from "../runners/proxy/index.js";
@@ -71,6 +73,8 @@ export interface Skillgate {
   readonly broker: Broker;
   /** What runs scripts: the router (or the runner given in the options). */
   readonly runner: Runner;
+  /** Skills' package environments: what a skill declares, the build and its environment (docs/running-scripts.md, "Packages"). */
+  readonly packages: PackageEnvironments;
   /** Opens the managed store (creating its folder on first use); one instance per Skillgate. */
   openStore(): Promise<Store>;
   /** The chat database (created on first use). */
@@ -162,7 +166,8 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
       limits: auditLimitsText(limits),
       ...(limits.cgroup.failed === true ? { errorKind: "cgroup_failed" } : {}),
     });
-  const { runner, sandbox } = runnerOf(options, data, () => catalog.config, auditRefusal, auditLimits);
+  const { runner, sandbox, snapshots } = runnerOf(options, data, () => catalog.config, auditRefusal, auditLimits);
+  const packages = packageEnvironmentsOf(data, () => catalog.config, snapshots, auditRefusal);
   const chatEnvironment = {
     chatLog: openChatLog,
     reviews: () => {
@@ -177,6 +182,7 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
     extensions,
     broker,
     runner,
+    packages,
     openStore,
     chatLog: openChatLog,
     createTurn: (turnOptions) => {
@@ -185,6 +191,7 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
           discover: () => catalog.discover(),
           broker,
           runner,
+          packages,
           runLimits: options.runLimits ?? configuredLimits(catalog.config),
           onArgumentRepair: (call) => reportArgumentRepairs(call, logger),
           extraTools: () => [...storeTools({ store: openStore }), ...chatTools(chatEnvironment)],
@@ -224,12 +231,12 @@ function runnerOf(
   config: () => SkillgateConfig,
   auditRefusal: (skill: string, refusal: ProxyRefusal, call: RunRequest["call"]) => void,
   auditLimits: (skill: string, limits: EnforcedLimits, call: RunRequest["call"]) => void,
-): { runner: Runner; sandbox: SandboxRunner | undefined } {
+): { runner: Runner; sandbox: SandboxRunner | undefined; snapshots: SnapshotStore } {
   let sandbox: SandboxRunner | undefined;
+  const snapshots = new SnapshotStore({ dataFolder: data, keep: () => config().runners.snapshots.keep });
   const chosen =
     options.runner ??
     (() => {
-      const snapshots = new SnapshotStore({ dataFolder: data, keep: () => config().runners.snapshots.keep });
       const local = new LocalRunner({
         dataFolder: data,
         snapshots,
@@ -245,7 +252,28 @@ function runnerOf(
   return {
     runner: options.observeRuns === undefined ? chosen : observedRunner(chosen, options.observeRuns),
     sandbox,
+    snapshots,
   };
+}
+
+/**
+ * Skills' package environments in `<data>/environments`, with the configuration's package
+ * sources, count kept and build timeout read at each use, built through the domain proxy
+ * whose refusals join the audit trail.
+ */
+function packageEnvironmentsOf(
+  data: string,
+  config: () => SkillgateConfig,
+  snapshots: SnapshotStore,
+  auditRefusal: (skill: string, refusal: ProxyRefusal, call: RunRequest["call"]) => void,
+): PackageEnvironments {
+  return new PackageEnvironments({
+    store: new EnvironmentStore({ dataFolder: data, keep: () => config().packages.keep }),
+    snapshots,
+    indexes: () => ({ python: config().packages.python, node: config().packages.node }),
+    proxy: domainProxyProvider({ onRefusal: auditRefusal }),
+    limits: () => ({ timeoutMs: config().packages.buildTimeoutSeconds * 1000, maxOutputBytes: 1024 * 1024 }),
+  });
 }
 
 /** The configuration's default run limits. */

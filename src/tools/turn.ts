@@ -1,3 +1,4 @@
+import type { PackageEnvironments } from "../runners/environments/package-environments.js";
 import type { DiscoveryResult } from "../catalog/discover.js";
 import { InvalidArgumentError } from "../core/errors.js";
 import { DEFAULT_INDEX_BUDGET } from "../core/limits.js";
@@ -34,6 +35,8 @@ export interface TurnDependencies {
   readonly broker: Broker;
   readonly runner: Runner;
   readonly runLimits?: RunLimits;
+  /** Skills' package environments (docs/running-scripts.md, "Packages"); without it declarations are not read. */
+  readonly packages?: PackageEnvironments;
   readonly onArgumentRepair?: (call: {
     skill: string;
     script: string;
@@ -95,6 +98,7 @@ export function createTurn(dependencies: TurnDependencies, options: TurnOptions)
       view,
       runner: dependencies.runner,
       ...(dependencies.runLimits ? { limits: dependencies.runLimits } : {}),
+      ...(dependencies.packages ? { packages: dependencies.packages } : {}),
       ...(dependencies.onArgumentRepair ? { onArgumentRepair: dependencies.onArgumentRepair } : {}),
     }),
     ...(dependencies.extraTools?.(view) ?? []),

@@ -48,7 +48,7 @@ interface Manifest {
 export interface EnvironmentStoreOptions {
   readonly dataFolder: string;
   /** Environments kept; the least recently used beyond this are removed (default 20). */
-  readonly keep?: number;
+  readonly keep?: number | (() => number);
 }
 
 /**
@@ -61,12 +61,13 @@ export interface EnvironmentStoreOptions {
  */
 export class EnvironmentStore {
   readonly root: string;
-  readonly #keep: number;
+  readonly #keep: () => number;
   readonly #inUse = new Map<string, number>();
 
   constructor(options: EnvironmentStoreOptions) {
     this.root = join(options.dataFolder, ENVIRONMENTS_FOLDER);
-    this.#keep = options.keep ?? 20;
+    const keep = options.keep ?? 20;
+    this.#keep = typeof keep === "function" ? keep : () => keep;
   }
 
   /** The finished environment of a hash, touched as used; `undefined` when there is none. */
@@ -164,7 +165,7 @@ export class EnvironmentStore {
   }
 
   prune(): void {
-    pruneSnapshots(this.root, this.#keep, new Set(this.#inUse.keys()));
+    pruneSnapshots(this.root, this.#keep(), new Set(this.#inUse.keys()));
   }
 }
 

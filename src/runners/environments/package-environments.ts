@@ -16,9 +16,10 @@ export interface PackageEnvironmentsOptions {
   readonly store: EnvironmentStore;
   /** Verifies the skill's hash and gives the snapshot the declarations are read from. */
   readonly snapshots: SnapshotStore;
-  readonly indexes: PackageIndexes;
+  /** The package sources, read at each build and each description (the configuration may change). */
+  readonly indexes: PackageIndexes | (() => PackageIndexes);
   readonly proxy: SandboxProxyProvider;
-  readonly limits?: { readonly timeoutMs: number; readonly maxOutputBytes: number };
+  readonly limits?: () => { readonly timeoutMs: number; readonly maxOutputBytes: number };
 }
 
 /** One skill version whose environment is looked up or built. */
@@ -45,7 +46,8 @@ export class PackageEnvironments {
 
   /** The package sources in use. */
   get indexes(): PackageIndexes {
-    return this.#options.indexes;
+    const indexes = this.#options.indexes;
+    return typeof indexes === "function" ? indexes() : indexes;
   }
 
   /** What a skill folder declares (diagnostics included). */
@@ -60,19 +62,21 @@ export class PackageEnvironments {
 
   /** What a build of these declarations installs and from where, in words for an approval. */
   describeBuild(skill: string, declared: DeclaredPackages): string {
+    const indexes = this.indexes;
     const lines = [
       `Before the run, skillgate builds ${skill}'s package environment (once for this version of the skill), in the sandbox:`,
     ];
     const { python, node } = declared;
     if (python !== undefined)
       lines.push(
-        `- Python (pip, wheels only, no build scripts): ${python.requirements.join(", ")}, from ${describeSource(this.#options.indexes.python)}; declared in ${python.sources.join(", ")}`,
+        `- Python (pip, wheels only, no build scripts): ${python.requirements.join(", ")}, from ${describeSource(indexes.python)}; declared in ${python.sources.join(", ")}`,
       );
     if (node !== undefined)
       lines.push(
-        `- Node (npm ci --ignore-scripts): ${node.dependencies.join(", ")}, from ${describeSource(this.#options.indexes.node)}; locked in ${node.folder === "" ? "" : `${node.folder}/`}${node.lock}`,
+        `- Node (npm ci --ignore-scripts): ${node.dependencies.join(", ")}, from ${describeSource(indexes.node)}; locked in ${node.folder === "" ? "" : `${node.folder}/`}${node.lock}`,
       );
-    const hosts = [this.#options.indexes.python, this.#options.indexes.node]
+    const hosts = [python !== undefined ? indexes.python : undefined, node !== undefined ? indexes.node : undefined]
+      .filter((source) => source !== undefined)
       .flatMap((source) => (source.kind === "url" ? source.hosts : []))
       .join(", ");
     lines.push(hosts !== "" ? `The build may reach only: ${hosts}.` : "The build has no network.");
@@ -119,13 +123,17 @@ export class PackageEnvironments {
             `${subject.skill} declares no packages; there is nothing to build.`,
           ),
         };
-      const outcome = await buildEnvironment(this.#options, {
+      const limits = this.#options.limits?.();
+      const outcome = await buildEnvironment(
+        { store, indexes: this.indexes, proxy: this.#options.proxy, ...(limits !== undefined ? { limits } : {}) },
+        {
         skill: subject.skill,
         hash: subject.hash,
         snapshotFolder: prepared.snapshot.folder,
         declared,
         ...(subject.signal !== undefined ? { signal: subject.signal } : {}),
-      });
+        },
+      );
       return outcome.ok
         ? { ok: true, environment: outcome.environment, built: true }
         : { ok: false, result: outcome.result };
