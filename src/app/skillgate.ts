@@ -166,7 +166,13 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
       limits: auditLimitsText(limits),
       ...(limits.cgroup.failed === true ? { errorKind: "cgroup_failed" } : {}),
     });
-  const { runner, sandbox, snapshots } = runnerOf(options, data, () => catalog.config, auditRefusal, auditLimits);
+  const { runner, sandbox, snapshots } = runnerOf(
+    options,
+    data,
+    () => catalog.config,
+    auditRefusal,
+    auditLimits,
+  );
   const packages = packageEnvironmentsOf(data, () => catalog.config, snapshots, auditRefusal);
   const chatEnvironment = {
     chatLog: openChatLog,

@@ -12,8 +12,8 @@ import {
   type ExtensionsConfig,
   readExtensionsConfig,
 } from "./extensions-config.js";
-import { DEFAULT_POLICY_CONFIG, type PolicyConfig, readPolicyConfig } from "./policy-config.js";
 import { DEFAULT_PACKAGES_CONFIG, type PackagesConfig, readPackagesConfig } from "./packages-config.js";
+import { DEFAULT_POLICY_CONFIG, type PolicyConfig, readPolicyConfig } from "./policy-config.js";
 import { DEFAULT_RUNNERS_CONFIG, type RunnersConfig, readRunnersConfig } from "./runners-config.js";
 
 /** The configuration file's name inside the config folder. */

@@ -35,8 +35,20 @@ export function readPackagesConfig(section: Record<string, unknown>, problems: s
   unknownKeys(section, "packages", ["python", "node", "keep", "build_timeout_seconds"], problems);
   const defaults = DEFAULT_PACKAGES_CONFIG;
   return {
-    python: readSource(mapping(section, "python", "packages", problems), "packages.python", ["index_url", "find_links"], defaults.python, problems),
-    node: readSource(mapping(section, "node", "packages", problems), "packages.node", ["registry", "tarballs"], defaults.node, problems),
+    python: readSource(
+      mapping(section, "python", "packages", problems),
+      "packages.python",
+      ["index_url", "find_links"],
+      defaults.python,
+      problems,
+    ),
+    node: readSource(
+      mapping(section, "node", "packages", problems),
+      "packages.node",
+      ["registry", "tarballs"],
+      defaults.node,
+      problems,
+    ),
     keep: bounded(section.keep, "packages.keep", BOUNDS.keep, defaults.keep, problems),
     buildTimeoutSeconds: bounded(
       section.build_timeout_seconds,
@@ -68,27 +80,40 @@ function readSource(
     return fallback;
   }
   if (folder !== undefined) {
-    if (typeof folder !== "string" || !isAbsolute(folder) || statSync(folder, { throwIfNoEntry: false })?.isDirectory() !== true) {
+    if (
+      typeof folder !== "string" ||
+      !isAbsolute(folder) ||
+      statSync(folder, { throwIfNoEntry: false })?.isDirectory() !== true
+    ) {
       problems.push(`"${where}.${folderKey}" must be the absolute path of an existing folder`);
       return fallback;
     }
     return { kind: "folder", folder };
   }
   const extra = hostsOf(value.hosts, `${where}.hosts`, problems);
-  if (url === undefined) return extra.length > 0 && fallback.kind === "url" ? { ...fallback, hosts: [...fallback.hosts, ...extra] } : fallback;
+  if (url === undefined)
+    return extra.length > 0 && fallback.kind === "url"
+      ? { ...fallback, hosts: [...fallback.hosts, ...extra] }
+      : fallback;
   const host = typeof url === "string" ? urlHost(url) : undefined;
   if (host === undefined) {
-    problems.push(`"${where}.${urlKey}" must be an http or https URL naming a host (not an address, no user name)`);
+    problems.push(
+      `"${where}.${urlKey}" must be an http or https URL naming a host (not an address, no user name)`,
+    );
     return fallback;
   }
   return { kind: "url", url: url as string, hosts: [host, ...extra.filter((item) => item !== host)] };
 }
 
-const HOST = /^(?=.{1,253}(:\d{1,5})?$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62}(:\d{1,5})?$/;
+const HOST =
+  /^(?=.{1,253}(:\d{1,5})?$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62}(:\d{1,5})?$/;
 
 function hostsOf(value: unknown, where: string, problems: string[]): string[] {
   if (value === undefined || value === null) return [];
-  if (Array.isArray(value) && value.every((item) => typeof item === "string" && HOST.test(item.toLowerCase())))
+  if (
+    Array.isArray(value) &&
+    value.every((item) => typeof item === "string" && HOST.test(item.toLowerCase()))
+  )
     return value.map((item) => (item as string).toLowerCase());
   problems.push(`"${where}" must be a list of host names (host or host:port)`);
   return [];

@@ -1,10 +1,10 @@
-import type { PackageEnvironments } from "../runners/environments/package-environments.js";
 import type { DiscoveryResult } from "../catalog/discover.js";
 import { InvalidArgumentError } from "../core/errors.js";
 import { DEFAULT_INDEX_BUDGET } from "../core/limits.js";
 import type { ExtensionTool } from "../extensions/types.js";
 import type { TurnMode } from "../policy/tiers.js";
 import type { RunLimits, Runner } from "../runners/contract.js";
+import type { PackageEnvironments } from "../runners/environments/package-environments.js";
 import type { ArgumentRepair } from "./arguments.js";
 import type { Broker, CallOptions, CallScope, ToolCallResult } from "./broker.js";
 import { unknownToolText } from "./call-texts.js";

@@ -75,7 +75,10 @@ export class PackageEnvironments {
       lines.push(
         `- Node (npm ci --ignore-scripts): ${node.dependencies.join(", ")}, from ${describeSource(indexes.node)}; locked in ${node.folder === "" ? "" : `${node.folder}/`}${node.lock}`,
       );
-    const hosts = [python !== undefined ? indexes.python : undefined, node !== undefined ? indexes.node : undefined]
+    const hosts = [
+      python !== undefined ? indexes.python : undefined,
+      node !== undefined ? indexes.node : undefined,
+    ]
       .filter((source) => source !== undefined)
       .flatMap((source) => (source.kind === "url" ? source.hosts : []))
       .join(", ");
@@ -125,13 +128,18 @@ export class PackageEnvironments {
         };
       const limits = this.#options.limits?.();
       const outcome = await buildEnvironment(
-        { store, indexes: this.indexes, proxy: this.#options.proxy, ...(limits !== undefined ? { limits } : {}) },
         {
-        skill: subject.skill,
-        hash: subject.hash,
-        snapshotFolder: prepared.snapshot.folder,
-        declared,
-        ...(subject.signal !== undefined ? { signal: subject.signal } : {}),
+          store,
+          indexes: this.indexes,
+          proxy: this.#options.proxy,
+          ...(limits !== undefined ? { limits } : {}),
+        },
+        {
+          skill: subject.skill,
+          hash: subject.hash,
+          snapshotFolder: prepared.snapshot.folder,
+          declared,
+          ...(subject.signal !== undefined ? { signal: subject.signal } : {}),
         },
       );
       return outcome.ok
