@@ -142,6 +142,8 @@ describe("a skill's declared packages", () => {
     readSkill(setup.skills, "pep", { "scripts/show.py": PEP723 });
     const { skillgate, asked } = skillgateFor(setup);
     const turn = skillgate.createTurn({ chatId: "pep" });
+    const loaded = await turn.call("load_skill", { skill: "pep" });
+    expect(loaded.text).toContain('<python requirements="tinypkg&gt;=1" declared-in="scripts/show.py"/>');
     const first = await turn.call("run_skill_script", { skill: "pep", script: "scripts/show.py" });
     expect(first.text).toContain("value from-the-wheel /packages/python/tinypkg/__init__.py");
     expect(first.status).toBe("ok");

@@ -51,7 +51,10 @@ const LOCK_FILES = ["package-lock.json", "npm-shrinkwrap.json"] as const;
  * beside its scripts, and a `package.json` (root or `scripts/`) with its lock. A bad block,
  * line or file is a diagnostic and declares nothing; it never throws.
  */
-export function readDeclaredPackages(directory: string, files = listSkillFiles(directory)): DeclaredPackages {
+export function readDeclaredPackages(
+  directory: string,
+  files: readonly string[] = listSkillFiles(directory),
+): DeclaredPackages {
   const diagnostics: Diagnostic[] = [];
   const requirements = new Set<string>();
   const sources: string[] = [];

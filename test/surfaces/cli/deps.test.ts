@@ -3,6 +3,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   realpathSync,
   statSync,
   writeFileSync,
@@ -61,18 +62,27 @@ describe("skillgate deps", () => {
     expect(built.out).toContain("needs: environment built in");
     const [hash] = environments();
     const manifest = join(sandbox.data, "environments", hash as string, "environment.json");
-    const first = statSync(manifest).ino;
+    const builtAt = (): string => JSON.parse(readFileSync(manifest, "utf8")).builtAt;
+    const first = builtAt();
     // No --yes for the run: a build would be asked (and declined with no terminal); none is needed.
     const run = await sandbox.run(["run", "needs", "scripts/go.py"]);
     expect(run.out).toBe("deps\n");
     expect(run.code).toBe(0);
     const again = await sandbox.run(["deps", "needs", "--yes"]);
     expect(again.out).toContain("its environment is built");
-    expect(statSync(manifest).ino).toBe(first);
+    expect(builtAt()).toBe(first);
     const rebuilt = await sandbox.run(["deps", "needs", "--rebuild", "--yes"]);
     expect(rebuilt.code).toBe(0);
-    expect(statSync(manifest).ino).not.toBe(first);
+    expect(builtAt()).not.toBe(first);
     expect(environments()).toEqual([hash]);
+  });
+
+  it("explain shows what a skill declares", async () => {
+    const { sandbox } = depsSandbox();
+    const explained = await sandbox.run(["explain", "needs"]);
+    expect(explained.out).toContain("packages:\n  python  tinypkg (from scripts/requirements.txt)");
+    const json = JSON.parse((await sandbox.run(["explain", "needs", "--json"])).out);
+    expect(json.packages.python.requirements).toEqual(["tinypkg"]);
   });
 
   it("names a skill with no packages and an unknown skill", async () => {
