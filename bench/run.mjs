@@ -1,7 +1,8 @@
 /**
  * Runs every benchmark (discovery, the 100,000-skill scale run, runners, MCP, then the sandbox) against the
  * built package and prints the results. `npm run bench` builds first; `node bench/run.mjs --sizes 1000` is a
- * quick run; `--only discovery`, `--only scale`, `--only runners`, `--only mcp` or `--only sandbox` runs one
+ * quick run; `--only discovery`, `--only scale`, `--only runners`, `--only mcp`, `--only sandbox` or
+ * `--only environments` (a package environment build against a bare pip install) runs one
  * of them (`--scale-total` and `--scale-rounds` size the scale run).
  * BENCH_DIST points at another build (e.g. a temp outDir). `--json FILE` also writes the
  * raw measurements. Targets are reported as PASS/MISS; the exit code is 0 either way,
@@ -27,6 +28,7 @@ const { values } = parseArgs({
     "runner-rounds": { type: "string", default: "40" },
     "mcp-rounds": { type: "string", default: "200" },
     "startup-rounds": { type: "string", default: "15" },
+    "environment-rounds": { type: "string", default: "5" },
     concurrency: { type: "string", default: "100" },
     "scale-total": { type: "string", default: "100000" },
     "scale-rounds": { type: "string", default: "3" },
@@ -48,8 +50,11 @@ const load = () =>
     .join(" ");
 const loadBefore = load();
 const only = values.only;
-if (only !== undefined && !["discovery", "startup", "scale", "runners", "mcp", "sandbox"].includes(only)) {
-  console.error(`--only takes discovery, startup, scale, runners, mcp or sandbox, got ${only}`);
+if (
+  only !== undefined &&
+  !["discovery", "startup", "scale", "runners", "mcp", "sandbox", "environments"].includes(only)
+) {
+  console.error(`--only takes discovery, startup, scale, runners, mcp, sandbox or environments, got ${only}`);
   process.exit(2);
 }
 try {
@@ -122,6 +127,15 @@ try {
   }
   if (only === undefined || only === "sandbox")
     console.log(`\n${await (await import("./sandbox.mjs")).sandboxReport({ log })}`);
+  if (only === undefined || only === "environments") {
+    const { runEnvironmentsBenchmark, formatEnvironmentsResults } = await import("./environments.mjs");
+    const environments = await runEnvironmentsBenchmark({
+      rounds: Number(values["environment-rounds"]),
+      log,
+    });
+    raw.environments = environments;
+    console.log(`\n${formatEnvironmentsResults(environments)}`);
+  }
   if (values.json !== undefined)
     writeFileSync(
       values.json,
