@@ -5,7 +5,6 @@ import {
   readdirSync,
   readFileSync,
   realpathSync,
-  statSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";

@@ -68,6 +68,7 @@ describe("skillgate explain", () => {
       "governance",
       "allowedTools",
       "scripts",
+      "packages",
       "related",
       "diagnostics",
     ]);
