@@ -8,7 +8,8 @@ set -euo pipefail
 # command -> Debian package. The sandbox needs bubblewrap (bwrap), socat (the proxy bridge),
 # util-linux (prlimit for its rlimits, setpriv to drop root, unshare for the portal) and mount.
 # The proxy's tests drive real clients (curl) over TLS (openssl makes their certificate); the
-# terminal tests of `skillgate run` use script(1) for a pseudo-terminal.
+# terminal tests of `skillgate run` use script(1) for a pseudo-terminal. The package
+# environment tests make wheels (pip, setuptools) and npm tarballs (npm pack) locally.
 declare -A wanted=(
   [python3]=python3
   [bash]=bash
@@ -21,12 +22,17 @@ declare -A wanted=(
   [curl]=curl
   [openssl]=openssl
   [script]=bsdutils
+  [tar]=tar
+  [npm]=npm
 )
 
 missing=()
 for command in "${!wanted[@]}"; do
   command -v "$command" >/dev/null 2>&1 || missing+=("${wanted[$command]}")
 done
+# The package environment tests build wheels with Debian's own pip and setuptools.
+/usr/bin/python3 -c "import pip" >/dev/null 2>&1 || missing+=(python3-pip)
+/usr/bin/python3 -c "import setuptools, wheel" >/dev/null 2>&1 || missing+=(python3-setuptools python3-wheel)
 # One package may provide several commands.
 if [ ${#missing[@]} -gt 0 ]; then
   mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)

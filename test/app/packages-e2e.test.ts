@@ -239,6 +239,33 @@ describe("a skill's declared packages", () => {
     skillgate.close();
   });
 
+  it("the local runner uses the same environment, on PYTHONPATH", async () => {
+    const setup = setUp();
+    writeFileSync(
+      join(setup.folders.config, "config.yaml"),
+      `runners:\n  local:\n    trusted: [hosty]\npackages:\n  python:\n    find_links: ${setup.wheels}\n`,
+    );
+    writeSkill(setup.skills, "hosty", {
+      frontMatter: {
+        name: "hosty",
+        description: "Runs on the host.",
+        metadata: { "skillgate.tier": "read", "skillgate.execution": "local" },
+      },
+      files: { "scripts/show.py": PEP723 },
+    });
+    const { skillgate, asked } = skillgateFor(setup);
+    const result = await skillgate.createTurn({ chatId: "hosty" }).call("run_skill_script", {
+      skill: "hosty",
+      script: "scripts/show.py",
+    });
+    const [hash] = environments(setup);
+    expect(asked).toHaveLength(1);
+    expect(result.text).toContain(
+      `value from-the-wheel ${join(setup.folders.data, "environments", hash as string, "python", "tinypkg", "__init__.py")}`,
+    );
+    skillgate.close();
+  });
+
   it("a Node package.json skill: npm ci --ignore-scripts from the tarball folder; require and import both find it", async () => {
     const setup = setUp();
     const project = npmProject("tiny-left", "1.0.0", setup.integrity);
