@@ -209,6 +209,26 @@ describe("a skill's declared packages", () => {
     skillgate.close();
   });
 
+  it("a package the folder does not have at all is refused after pip looked, with the same code, and installs nothing", async () => {
+    const setup = setUp();
+    readSkill(setup.skills, "absent", {
+      "scripts/requirements.txt": "absentpkg\n",
+      "scripts/go.py": "print(1)\n",
+    });
+    const { skillgate } = skillgateFor(setup);
+    const result = await skillgate.createTurn({ chatId: "absent" }).call("run_skill_script", {
+      skill: "absent",
+      script: "scripts/go.py",
+    });
+    expect(result.text).toContain(
+      "absentpkg, which absent needs, has no wheel for this Python (or is not there at all)",
+    );
+    expect(result.text).toContain("[package_without_wheel]");
+    expect(environments(setup)).toEqual([]);
+    expect(readdirSync(join(setup.folders.data, "environments", "failed"))).toHaveLength(1);
+    skillgate.close();
+  });
+
   it("a declined build installs nothing and runs nothing", async () => {
     const setup = setUp();
     readSkill(setup.skills, "declined", { "scripts/show.py": PEP723 });

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { readdirSync } from "node:fs";
 import { normalisePackageName } from "../../skill/packages/requirements.js";
 import type { PackageSource } from "./index-settings.js";
@@ -123,9 +122,4 @@ export function wheellessInFolder(names: ReadonlySet<string>, requirementNames: 
 /** The package pip could not find as a wheel, read from its output. */
 export function pipMissingPackage(output: string): string | undefined {
   return /No matching distribution found for ([^\s]+)/.exec(output)?.[1];
-}
-
-/** A short digest of a build's inputs, for the log's first line. */
-export function inputsDigest(parts: readonly string[]): string {
-  return createHash("sha256").update(parts.join("\0")).digest("hex").slice(0, 12);
 }
