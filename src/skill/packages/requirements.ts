@@ -28,7 +28,9 @@ export function checkRequirement(text: string): RequirementCheck {
     return { ok: false, reason: `it is over ${MAX_REQUIREMENT_LENGTH} characters` };
   // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
   if (/[\u0000-\u001f\u007f]/.test(requirement)) return { ok: false, reason: "it holds a control character" };
-  if (requirement.startsWith("-"))
+  // pip reads the requirements file skillgate writes: a word starting with `-` after a
+  // requirement would be read as an option, and a backslash as a continued line.
+  if (/(^|\s)-/.test(requirement) || requirement.includes("\\"))
     return { ok: false, reason: "pip options are not read (the package index is the owner's setting)" };
   const beforeMarker = requirement.split(";")[0] ?? "";
   if (beforeMarker.includes("@") || /^[./~]|:\/\//.test(requirement))
