@@ -2,10 +2,10 @@
  * Runs every benchmark (discovery, the 100,000-skill scale run, runners, MCP, then the sandbox) against the
  * built package and prints the results. `npm run bench` builds first; `node bench/run.mjs --sizes 1000` is a
  * quick run; `--only discovery`, `--only scale`, `--only runners`, `--only mcp`, `--only http-api`,
- * `--only sandbox`, `--only mounts` (interpreter and workspace mounts) or `--only ui` (the web
- * UI's first load in Chromium) runs one of them (`--scale-total` and `--scale-rounds` size the
- * scale run; `--http-rounds` and `--http-seconds` the `/api/skills` run; `--ui-rounds` the web
- * UI run).
+ * `--only sandbox`, `--only mounts` (interpreter and workspace mounts), `--only environments` (a
+ * package environment build against a bare pip install) or `--only ui` (the web UI's first load
+ * in Chromium) runs one of them (`--scale-total` and `--scale-rounds` size the scale run;
+ * `--http-rounds` and `--http-seconds` the `/api/skills` run; `--ui-rounds` the web UI run).
  * BENCH_DIST points at another build (e.g. a temp outDir). `--json FILE` also writes the
  * raw measurements. Targets are reported as PASS/MISS; the exit code is 0 either way,
  * and 1 only when the benchmark itself fails (e.g. a contestant found the wrong count).
@@ -32,6 +32,7 @@ const { values } = parseArgs({
     "runner-rounds": { type: "string", default: "40" },
     "mcp-rounds": { type: "string", default: "200" },
     "startup-rounds": { type: "string", default: "15" },
+    "environment-rounds": { type: "string", default: "5" },
     concurrency: { type: "string", default: "100" },
     "scale-total": { type: "string", default: "100000" },
     "scale-rounds": { type: "string", default: "3" },
@@ -58,10 +59,21 @@ const loadBefore = load();
 const only = values.only;
 if (
   only !== undefined &&
-  !["discovery", "startup", "scale", "runners", "mcp", "http-api", "sandbox", "mounts", "ui"].includes(only)
+  ![
+    "discovery",
+    "startup",
+    "scale",
+    "runners",
+    "mcp",
+    "http-api",
+    "sandbox",
+    "mounts",
+    "environments",
+    "ui",
+  ].includes(only)
 ) {
   console.error(
-    `--only takes discovery, startup, scale, runners, mcp, http-api, sandbox, mounts or ui, got ${only}`,
+    `--only takes discovery, startup, scale, runners, mcp, http-api, sandbox, mounts, environments or ui, got ${only}`,
   );
   process.exit(2);
 }
@@ -161,6 +173,15 @@ try {
     console.log(`\n${await (await import("./sandbox.mjs")).sandboxReport({ log })}`);
   if (only === undefined || only === "mounts")
     console.log(`\n${await (await import("./mounts.mjs")).mountsReport({ log })}`);
+  if (only === undefined || only === "environments") {
+    const { runEnvironmentsBenchmark, formatEnvironmentsResults } = await import("./environments.mjs");
+    const environments = await runEnvironmentsBenchmark({
+      rounds: Number(values["environment-rounds"]),
+      log,
+    });
+    raw.environments = environments;
+    console.log(`\n${formatEnvironmentsResults(environments)}`);
+  }
   if (values.json !== undefined)
     writeFileSync(
       values.json,

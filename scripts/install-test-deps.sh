@@ -9,7 +9,8 @@ set -euo pipefail
 # util-linux (prlimit for its rlimits, setpriv to drop root, unshare for the portal) and mount.
 # The proxy's tests drive real clients (curl) over TLS (openssl makes their certificate); the
 # terminal tests of `skillgate run` use script(1) for a pseudo-terminal. The web UI's browser
-# tests drive Debian's chromium through playwright-core (no downloaded browser).
+# tests drive Debian's chromium through playwright-core (no downloaded browser). The package environment tests make wheels (pip,
+# setuptools) and npm tarballs (npm pack) locally.
 declare -A wanted=(
   [python3]=python3
   [bash]=bash
@@ -23,6 +24,8 @@ declare -A wanted=(
   [openssl]=openssl
   [script]=bsdutils
   [chromium]=chromium
+  [tar]=tar
+  [npm]=npm
 )
 
 missing=()
@@ -41,6 +44,9 @@ declare -A wanted_modules=(
 for module in "${!wanted_modules[@]}"; do
   /usr/bin/python3 -c "import $module" >/dev/null 2>&1 || missing+=("${wanted_modules[$module]}")
 done
+# The package environment tests build wheels with Debian's own pip and setuptools.
+/usr/bin/python3 -c "import pip" >/dev/null 2>&1 || missing+=(python3-pip)
+/usr/bin/python3 -c "import setuptools, wheel" >/dev/null 2>&1 || missing+=(python3-setuptools python3-wheel)
 # One package may provide several commands.
 if [ ${#missing[@]} -gt 0 ]; then
   mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)

@@ -15,6 +15,8 @@ import type { GrantStore } from "../policy/grants.js";
 import { configuredRule } from "../policy/rules.js";
 import type { RunLimits, Runner, RunRequest, RunResult } from "../runners/contract.js";
 import { auditLimitsText, type EnforcedLimits } from "../runners/enforced-limits.js";
+import { EnvironmentStore } from "../runners/environments/environment-store.js";
+import { PackageEnvironments } from "../runners/environments/package-environments.js";
 import { LocalRunner } from "../runners/local-runner.js";
 import { observedRunner, type RunObserver } from "../runners/observed.js";
 import type { ProxyRefusal } from "../runners/proxy/index.js";
@@ -73,6 +75,8 @@ export interface Skillgate {
   readonly broker: Broker;
   /** What runs scripts: the router (or the runner given in the options). */
   readonly runner: Runner;
+  /** Skills' package environments: what a skill declares, the build and its environment (docs/running-scripts.md, "Packages"). */
+  readonly packages: PackageEnvironments;
   /** Opens the managed store (creating its folder on first use); one instance per Skillgate. */
   openStore(): Promise<Store>;
   /** The chat database (created on first use). */
@@ -191,7 +195,7 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
         errorKind: changes.omitted > 0 ? "workspace_changes_omitted" : "workspace_scan_incomplete",
       });
   };
-  const { runner, sandbox } = runnerOf(
+  const { runner, sandbox, snapshots } = runnerOf(
     options,
     { data, protectedFolders: [catalog.folders.data, catalog.folders.config] },
     () => catalog.config,
@@ -201,6 +205,7 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
   const auditedRunner = workspaceAudited(runner, auditWorkspace);
   const authoring = new Authoring({ config: () => catalog.config.notifications, logger });
   const authored = (notice: OwnerNotice): void => void authoring.report(notice);
+  const packages = packageEnvironmentsOf(data, () => catalog.config, snapshots, auditRefusal);
   const chatEnvironment = {
     chatLog: openChatLog,
     reviews: () => {
@@ -215,6 +220,7 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
     extensions,
     broker,
     runner: auditedRunner,
+    packages,
     openStore,
     chatLog: openChatLog,
     createTurn: (turnOptions) => {
@@ -223,6 +229,7 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
           discover: () => catalog.discover(),
           broker,
           runner: auditedRunner,
+          packages,
           runLimits: options.runLimits ?? configuredLimits(catalog.config),
           onArgumentRepair: (call) => reportArgumentRepairs(call, logger),
           extraTools: () => [...storeTools({ store: openStore, authored }), ...chatTools(chatEnvironment)],
@@ -263,18 +270,18 @@ function runnerOf(
   config: () => SkillgateConfig,
   auditRefusal: (skill: string, refusal: ProxyRefusal, call: RunRequest["call"]) => void,
   auditLimits: (skill: string, limits: EnforcedLimits, call: RunRequest["call"]) => void,
-): { runner: Runner; sandbox: SandboxRunner | undefined } {
+): { runner: Runner; sandbox: SandboxRunner | undefined; snapshots: SnapshotStore } {
   let sandbox: SandboxRunner | undefined;
   const data = folders.data;
+  const snapshots = new SnapshotStore({ dataFolder: data, keep: () => config().runners.snapshots.keep });
+  // Read on every run: an interpreter configured in config.yaml applies from the next run.
+  const languages = {
+    configuredInterpreters: () => config().runners.interpreters,
+    protectedFolders: [data],
+  };
   const chosen =
     options.runner ??
     (() => {
-      const snapshots = new SnapshotStore({ dataFolder: data, keep: () => config().runners.snapshots.keep });
-      // Read on every run: an interpreter configured in config.yaml applies from the next run.
-      const languages = {
-        configuredInterpreters: () => config().runners.interpreters,
-        protectedFolders: [data],
-      };
       const local = new LocalRunner({
         dataFolder: data,
         snapshots,
@@ -296,6 +303,7 @@ function runnerOf(
   return {
     runner: options.observeRuns === undefined ? chosen : observedRunner(chosen, options.observeRuns),
     sandbox,
+    snapshots,
   };
 }
 
@@ -312,6 +320,26 @@ function workspaceAudited(
       return result;
     },
   };
+}
+
+/**
+ * Skills' package environments in `<data>/environments`, with the configuration's package
+ * sources, count kept and build timeout read at each use, built through the domain proxy
+ * whose refusals join the audit trail.
+ */
+function packageEnvironmentsOf(
+  data: string,
+  config: () => SkillgateConfig,
+  snapshots: SnapshotStore,
+  auditRefusal: (skill: string, refusal: ProxyRefusal, call: RunRequest["call"]) => void,
+): PackageEnvironments {
+  return new PackageEnvironments({
+    store: new EnvironmentStore({ dataFolder: data, keep: () => config().packages.keep }),
+    snapshots,
+    indexes: () => ({ python: config().packages.python, node: config().packages.node }),
+    proxy: domainProxyProvider({ onRefusal: auditRefusal }),
+    limits: () => ({ timeoutMs: config().packages.buildTimeoutSeconds * 1000, maxOutputBytes: 1024 * 1024 }),
+  });
 }
 
 /** The configuration's default run limits. */

@@ -86,6 +86,11 @@ export function reasonCodeFor(code: DiagnosticCode): ReasonCode {
       return "unreadable_file";
     case "shadowed":
       return "shadowed_by";
+    case "invalid_script_metadata":
+    case "invalid_requirement":
+    case "invalid_package_json":
+    case "package_lock_missing":
+      return "invalid_metadata";
     default:
       return code;
   }

@@ -3,6 +3,7 @@ import type { Diagnostic } from "../core/diagnostics.js";
 import { hashSkillFolder } from "../skill/content-hash.js";
 import type { SkillFields } from "../skill/fields.js";
 import type { Governance } from "../skill/governance.js";
+import { type DeclaredPackages, readDeclaredPackages } from "../skill/packages/declared.js";
 import { effectiveSchema, type JsonSchema } from "../skill/parameters-schema.js";
 import { readScriptCommandLine, type ScriptCommandLine } from "../skill/script-usage.js";
 import { listSkillScripts, type ScriptLanguage } from "../skill/scripts.js";
@@ -46,6 +47,11 @@ export interface SkillExplanation {
     schema: JsonSchema;
     commandLine?: ScriptCommandLine;
   }>;
+  /**
+   * The packages the skill declares (PEP 723 blocks, requirements.txt, package.json), when it
+   * loaded; their problems are among {@link diagnostics}. See docs/running-scripts.md, "Packages".
+   */
+  readonly packages: Omit<DeclaredPackages, "diagnostics"> | undefined;
   /** Other decisions for the same name: the skills this one shadows, or the one shadowing it. */
   readonly related: readonly SkillDecision[];
   readonly diagnostics: readonly Diagnostic[];
@@ -115,6 +121,7 @@ export function explainSkill(result: DiscoveryResult, query: string): ExplainRes
           };
         })
       : [];
+  const declared = governance && directory !== undefined ? readDeclaredPackages(directory) : undefined;
   return {
     found: true,
     explanation: {
@@ -125,8 +132,19 @@ export function explainSkill(result: DiscoveryResult, query: string): ExplainRes
       governance,
       allowedTools: loaded?.fields?.allowedTools ?? [],
       scripts,
+      packages:
+        declared === undefined
+          ? undefined
+          : {
+              ...(declared.python !== undefined ? { python: declared.python } : {}),
+              ...(declared.node !== undefined ? { node: declared.node } : {}),
+            },
       related: all.filter((item) => item !== decision),
-      diagnostics: [...decision.diagnostics, ...(hashed?.diagnostics ?? [])],
+      diagnostics: [
+        ...decision.diagnostics,
+        ...(hashed?.diagnostics ?? []),
+        ...(declared?.diagnostics ?? []),
+      ],
     },
   };
 }

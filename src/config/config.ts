@@ -17,6 +17,7 @@ import {
   type NotificationsConfig,
   readNotificationsConfig,
 } from "./notifications-config.js";
+import { DEFAULT_PACKAGES_CONFIG, type PackagesConfig, readPackagesConfig } from "./packages-config.js";
 import { DEFAULT_POLICY_CONFIG, type PolicyConfig, readPolicyConfig } from "./policy-config.js";
 import { DEFAULT_RUNNERS_CONFIG, type RunnersConfig, readRunnersConfig } from "./runners-config.js";
 
@@ -47,6 +48,8 @@ export interface SkillgateConfig {
   readonly policy: PolicyConfig;
   /** Skills trusted to run on the host, default run limits, snapshots kept. */
   readonly runners: RunnersConfig;
+  /** Where skills' declared packages come from, and how many environments are kept. */
+  readonly packages: PackagesConfig;
   /** The project opt-in for extensions and hooks, more extension paths, shell hook limits. */
   readonly extensions: ExtensionsConfig;
   /** Where the owner is told of drafts and applied edits (docs/notifications.md). */
@@ -60,6 +63,7 @@ export const DEFAULT_CONFIG: SkillgateConfig = {
   discovery: DEFAULT_DISCOVERY_CONFIG,
   policy: DEFAULT_POLICY_CONFIG,
   runners: DEFAULT_RUNNERS_CONFIG,
+  packages: DEFAULT_PACKAGES_CONFIG,
   extensions: DEFAULT_EXTENSIONS_CONFIG,
   notifications: DEFAULT_NOTIFICATIONS_CONFIG,
 };
@@ -107,10 +111,22 @@ export function parseConfig(text: string, file: string): SkillgateConfig {
   const discovery = readDiscoveryConfig(section(value, "discovery", problems), problems);
   const policy = readPolicyConfig(section(value, "policy", problems), problems);
   const runners = readRunnersConfig(section(value, "runners", problems), problems);
+  const packages = readPackagesConfig(section(value, "packages", problems), problems);
   const extensions = readExtensionsConfig(section(value, "extensions", problems), problems);
   const notifications = readNotificationsConfig(section(value, "notifications", problems), problems);
   for (const key of Object.keys(value)) {
-    if (!["skills", "index", "discovery", "policy", "runners", "extensions", "notifications"].includes(key))
+    if (
+      ![
+        "skills",
+        "index",
+        "discovery",
+        "policy",
+        "runners",
+        "packages",
+        "extensions",
+        "notifications",
+      ].includes(key)
+    )
       problems.push(`unknown key "${key}"`);
   }
   const config: SkillgateConfig = {
@@ -125,6 +141,7 @@ export function parseConfig(text: string, file: string): SkillgateConfig {
     discovery,
     policy,
     runners,
+    packages,
     extensions,
     notifications,
   };

@@ -35,7 +35,11 @@ export type DiagnosticCode =
   | "path_not_allowed"
   | "limit_exceeded"
   | "shadowed"
-  | "not_found";
+  | "not_found"
+  | "invalid_script_metadata"
+  | "invalid_requirement"
+  | "invalid_package_json"
+  | "package_lock_missing";
 
 /** One problem, located as precisely as skillgate can. */
 export interface Diagnostic {

@@ -2,6 +2,7 @@ import type { JsonValue } from "../core/safe-json.js";
 import type { ExecutionMode, NetworkMode } from "../skill/governance.js";
 import type { ScriptLanguage } from "../skill/scripts.js";
 import type { EnforcedLimits } from "./enforced-limits.js";
+import type { PackageEnvironment } from "./environments/environment-store.js";
 import type { WorkspaceChanges } from "./workspace/changes.js";
 import type { CheckedWorkspace, RunWorkspace } from "./workspace/workspace.js";
 
@@ -53,6 +54,12 @@ export interface RunRequest {
   readonly allowedDomains?: readonly string[];
   /** The skill's `skillgate.network`. */
   readonly network?: NetworkMode;
+  /**
+   * The skill's built package environment of this hash (docs/running-scripts.md,
+   * "Packages"): the sandbox binds it read-only, the local runner points `PYTHONPATH` and
+   * `NODE_PATH` at it.
+   */
+  readonly environment?: PackageEnvironment;
   /**
    * Set by the router once the hash was verified and the snapshot made; `folder` is then the
    * snapshot's folder. A runner given a request without it verifies and snapshots itself.

@@ -132,6 +132,11 @@ export class LocalRunner implements Runner {
           SKILLGATE_SKILL_ARGS: argumentsJson,
           SKILLGATE_SKILL_NAME: request.skill,
           SKILLGATE_SKILL_DIR: snapshot.folder,
+          // The skill's package environment, on the interpreters' own search paths (docs/running-scripts.md, "Packages").
+          ...(request.environment?.python !== undefined ? { PYTHONPATH: request.environment.python } : {}),
+          ...(request.environment?.nodeModules !== undefined
+            ? { NODE_PATH: request.environment.nodeModules }
+            : {}),
         },
         input: argumentsJson,
         limits: request.limits,

@@ -11,6 +11,8 @@ export type { ExecutionMode, Governance, NetworkMode, Tier } from "./governance.
 export { DEFAULT_GOVERNANCE, GOVERNANCE_KEYS } from "./governance.js";
 export type { LoadedSkill, LoadSkillOptions } from "./load-skill.js";
 export { loadSkillFolder } from "./load-skill.js";
+export type { DeclaredPackages, NodePackages, PythonPackages } from "./packages/declared.js";
+export { readDeclaredPackages } from "./packages/declared.js";
 export type { JsonSchema, ParametersSchema } from "./parameters-schema.js";
 export { effectiveSchema as effectiveParametersSchema } from "./parameters-schema.js";
 export type { SkillBodySource, SkillInit } from "./skill.js";

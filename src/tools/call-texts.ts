@@ -6,6 +6,8 @@
 import { describeError, isSkillgateError } from "../core/errors.js";
 import type { CallStatus } from "../observe/events.js";
 import type { PolicyDecision } from "../policy/decide.js";
+import type { RunResult } from "../runners/contract.js";
+import { refusal } from "../runners/refusal.js";
 import type { RetryFrom } from "./stages/call-types.js";
 import type { CallSubject, ToolOutput } from "./tool.js";
 
@@ -120,6 +122,13 @@ export const SCRIPT_TEXTS = {
     `HOST: ${skill} has no script ${JSON.stringify(script)}. Scripts: ${names(scripts)}.`,
   unreadableSkill: (skill: string) => `HOST: ${skill} cannot be read right now; tell its owner.`,
   runnerRefused: "HOST: the runner refused to run this script.",
+  badPackages: (skill: string, problems: readonly string[]) =>
+    `HOST: ${skill} declares packages that skillgate cannot install, so its scripts do not run until its author fixes them: ${problems.slice(0, 5).join(" ")} [invalid_package_declaration]`,
+  environmentGone: (skill: string): RunResult =>
+    refusal(
+      "environment_missing",
+      `${skill}'s package environment was removed after this call was checked, so the script did not run. Make the same call again: a person will be asked to build it anew.`,
+    ),
   timedOut: (seconds: number) => `HOST: the script ran past its time limit (${seconds} s) and was stopped.`,
   interrupted: "HOST: the run was interrupted before it finished; it will not be run again by itself.",
   cut: (stream: "stdout" | "stderr") => `HOST: ${stream} was cut at the output limit.`,

@@ -1,10 +1,13 @@
 import type { JsonValue } from "../core/safe-json.js";
 import type { CallStatus } from "../observe/events.js";
 import { DEFAULT_RUN_LIMITS, type RunLimits, type Runner, type RunResult } from "../runners/contract.js";
+import type { PackageEnvironment } from "../runners/environments/environment-store.js";
+import type { PackageEnvironments } from "../runners/environments/package-environments.js";
 import { describeWorkspaceChanges, noChanges } from "../runners/workspace/changes.js";
 import type { RunWorkspace } from "../runners/workspace/workspace.js";
 import { hashSkillFolder } from "../skill/content-hash.js";
 import { type Governance, workspaceAccessOf } from "../skill/governance.js";
+import { declaresPackages } from "../skill/packages/declared.js";
 import { ARGV_PROPERTY, effectiveSchema, type JsonSchema } from "../skill/parameters-schema.js";
 import { listSkillScripts, type SkillScript } from "../skill/scripts.js";
 import type { Skill } from "../skill/skill.js";
@@ -13,7 +16,7 @@ import { SCRIPT_TEXTS } from "./call-texts.js";
 import { checkAgainstSchema } from "./input.js";
 import { offeredSkill, readInput } from "./skill-tools.js";
 import type { SkillView } from "./skill-view.js";
-import type { PreparedCall, ToolDefinition } from "./tool.js";
+import type { ExecuteContext, PreparedCall, ToolDefinition } from "./tool.js";
 
 /** What run_skill_script needs from the turn. */
 export interface RunScriptEnvironment {
@@ -22,6 +25,12 @@ export interface RunScriptEnvironment {
   readonly limits?: RunLimits;
   /** The turn's project folder (absolute), asked at each call: runs see it as their skill's tier and declaration allow. */
   readonly workspace?: () => string | undefined;
+  /**
+   * Package environments: a skill that declares packages runs with the environment of its
+   * hash, built first (asked, with what is installed from where) when there is none yet.
+   * Without it, declarations are not read and nothing is installed.
+   */
+  readonly packages?: PackageEnvironments;
   /** Told once per call whose arguments were repaired (for the log line and the counter); never the content. */
   readonly onArgumentRepair?: (call: {
     skill: string;
@@ -41,6 +50,11 @@ export interface RunScriptInput {
   readonly argv?: readonly string[];
   /** The workspace the run gets, and how; left out when the turn has none or the skill says `none`. */
   readonly workspace?: RunWorkspace;
+  /**
+   * The skill declares packages: `build` when no environment of its hash existed as the
+   * call was prepared (the person was asked about the build), `use` when one did.
+   */
+  readonly packages?: "build" | "use";
 }
 
 // Advertised as an object plus an optional node; text holding an object is still accepted and repaired.
@@ -90,28 +104,68 @@ export function runScriptTool(environment: RunScriptEnvironment): ToolDefinition
     inputSchema,
     prepare: (raw) => prepareRun(environment, raw),
     execute: async (input, context) => {
-      const result = await environment.runner.run({
-        skill: input.skill.name,
-        hash: input.hash,
-        folder: input.skill.directory as string,
-        execution: input.skill.governance.execution,
-        script: input.script.path,
-        language: input.script.language,
-        arguments: input.arguments,
-        ...(input.workspace !== undefined ? { workspace: input.workspace } : {}),
-        ...(input.argv !== undefined ? { argv: input.argv } : {}),
-        allowedDomains: input.skill.governance.allowedDomains,
-        network: input.skill.governance.network,
-        limits: environment.limits ?? DEFAULT_RUN_LIMITS,
-        ...(context.scope !== undefined
-          ? { call: { requestId: context.requestId, scope: context.scope } }
-          : {}),
-        ...(context.signal !== undefined ? { signal: context.signal } : {}),
-      });
-      const text = formatRunResult(result, environment.limits ?? DEFAULT_RUN_LIMITS);
-      return { text, status: runStatus(result) };
+      const limits = environment.limits ?? DEFAULT_RUN_LIMITS;
+      const prepared = await packageEnvironment(environment, input, context.signal);
+      if (!prepared.ok) return { text: formatRunResult(prepared.result, limits), status: "refused" };
+      const packages = prepared.environment;
+      if (packages !== undefined) environment.packages?.acquire(packages);
+      try {
+        return await runScript(environment, input, context, packages);
+      } finally {
+        if (packages !== undefined) environment.packages?.release(packages);
+      }
     },
   };
+}
+
+/** The environment a run uses: none, the existing one of its hash, or one built now (the call was asked about it). */
+async function packageEnvironment(
+  environment: RunScriptEnvironment,
+  input: RunScriptInput,
+  signal: AbortSignal | undefined,
+): Promise<{ ok: true; environment?: PackageEnvironment } | { ok: false; result: RunResult }> {
+  const packages = environment.packages;
+  if (input.packages === undefined || packages === undefined) return { ok: true };
+  if (input.packages === "use") {
+    const found = packages.find(input.hash);
+    if (found !== undefined) return { ok: true, environment: found };
+    return { ok: false, result: SCRIPT_TEXTS.environmentGone(input.skill.name) };
+  }
+  const built = await packages.ensure({
+    skill: input.skill.name,
+    hash: input.hash,
+    folder: input.skill.directory as string,
+    ...(signal !== undefined ? { signal } : {}),
+  });
+  return built.ok ? { ok: true, environment: built.environment } : built;
+}
+
+/** Hands the checked call to the runner, with its package environment when it has one. */
+async function runScript(
+  environment: RunScriptEnvironment,
+  input: RunScriptInput,
+  context: ExecuteContext,
+  packages: PackageEnvironment | undefined,
+): Promise<{ text: string; status: CallStatus }> {
+  const result = await environment.runner.run({
+    skill: input.skill.name,
+    hash: input.hash,
+    folder: input.skill.directory as string,
+    execution: input.skill.governance.execution,
+    script: input.script.path,
+    language: input.script.language,
+    arguments: input.arguments,
+    ...(input.workspace !== undefined ? { workspace: input.workspace } : {}),
+    ...(input.argv !== undefined ? { argv: input.argv } : {}),
+    allowedDomains: input.skill.governance.allowedDomains,
+    network: input.skill.governance.network,
+    ...(packages !== undefined ? { environment: packages } : {}),
+    limits: environment.limits ?? DEFAULT_RUN_LIMITS,
+    ...(context.scope !== undefined ? { call: { requestId: context.requestId, scope: context.scope } } : {}),
+    ...(context.signal !== undefined ? { signal: context.signal } : {}),
+  });
+  const text = formatRunResult(result, environment.limits ?? DEFAULT_RUN_LIMITS);
+  return { text, status: runStatus(result) };
 }
 
 function prepareRun(environment: RunScriptEnvironment, raw: unknown): PreparedCall<RunScriptInput> {
@@ -192,20 +246,44 @@ function prepareRun(environment: RunScriptEnvironment, raw: unknown): PreparedCa
   const { argv, ...rest } = normalised.arguments;
   // Checked by normaliseArguments: a list of strings the runners can pass.
   const commandLine = argv as readonly string[] | undefined;
+  const input: RunScriptInput = {
+    skill,
+    hash: hashed.hash,
+    script,
+    arguments: rest,
+    ...(commandLine !== undefined ? { argv: commandLine } : {}),
+    ...(workspace !== undefined ? { workspace } : {}),
+  };
+  const runSubject = {
+    ...subject,
+    ...(commandLine !== undefined ? { argv: commandLine } : {}),
+    summary: `${commandLine !== undefined ? withArgv(subject.summary, commandLine) : subject.summary}${workspaceSummary(workspace)}`,
+  };
+  const packages = environment.packages;
+  if (packages === undefined) return { ok: true, input, subject: runSubject };
+  const declared = packages.declared(skill.directory);
+  const problems = declared.diagnostics.filter((item) => item.severity === "error");
+  if (problems.length > 0)
+    return {
+      ok: false,
+      message: SCRIPT_TEXTS.badPackages(
+        skill.name,
+        problems.map((item) => item.message),
+      ),
+      subject: runSubject,
+    };
+  if (!declaresPackages(declared)) return { ok: true, input, subject: runSubject };
+  if (packages.find(hashed.hash) !== undefined)
+    return { ok: true, input: { ...input, packages: "use" }, subject: runSubject };
+  const build = packages.describeBuild(skill.name, declared);
   return {
     ok: true,
-    input: {
-      skill,
-      hash: hashed.hash,
-      script,
-      arguments: rest,
-      ...(commandLine !== undefined ? { argv: commandLine } : {}),
-      ...(workspace !== undefined ? { workspace } : {}),
-    },
+    input: { ...input, packages: "build" },
     subject: {
-      ...subject,
-      ...(commandLine !== undefined ? { argv: commandLine } : {}),
-      summary: `${commandLine !== undefined ? withArgv(subject.summary, commandLine) : subject.summary}${workspaceSummary(workspace)}`,
+      ...runSubject,
+      summary: `${runSubject.summary}, after building its package environment`,
+      mustAsk: `${skill.name} declares packages that are installed before the run; a person approves the build.`,
+      prepareApproval: async () => ({ detail: build, reference: `environment:${hashed.hash}` }),
     },
   };
 }

@@ -3,6 +3,7 @@ import { escapeHtml } from "../catalog/available-skills-xml.js";
 import { find } from "../catalog/find.js";
 import { searchSkills } from "../catalog/search.js";
 import { skillIndex } from "../catalog/skill-index.js";
+import { readDeclaredPackages } from "../skill/packages/declared.js";
 import { effectiveSchema, type JsonSchema } from "../skill/parameters-schema.js";
 import { readScriptCommandLine } from "../skill/script-usage.js";
 import { listSkillScripts, scriptsAmong } from "../skill/scripts.js";
@@ -71,6 +72,35 @@ export function availableScripts(skill: Skill, files?: readonly string[]): strin
   return `<available_scripts>\n${lines.join("\n")}\n</available_scripts>`;
 }
 
+/**
+ * The `<declared_packages>` block of load_skill: what the skill's scripts get installed
+ * before they run (a person approves the build once per version of the skill), and any
+ * declaration skillgate refuses, so a model knows why its scripts will not run.
+ */
+export function declaredPackagesBlock(directory: string, files: readonly string[]): string {
+  const declared = readDeclaredPackages(directory, files);
+  const lines: string[] = [];
+  if (declared.python !== undefined)
+    lines.push(
+      `<python requirements="${attribute(declared.python.requirements.join(" "))}" declared-in="${attribute(declared.python.sources.join(" "))}"/>`,
+    );
+  if (declared.node !== undefined)
+    lines.push(`<node dependencies="${attribute(declared.node.dependencies.join(" "))}"/>`);
+  for (const problem of declared.diagnostics.filter((item) => item.severity === "error"))
+    lines.push(`<problem code="${problem.code}">${attribute(problem.message)}</problem>`);
+  if (lines.length === 0) return "";
+  return `<declared_packages note="installed into this skill's own environment before a script runs; a person is asked first">\n${lines.join("\n")}\n</declared_packages>`;
+}
+
+/** Text made safe inside the block's attributes and elements. */
+function attribute(text: string): string {
+  return text
+    .replaceAll("&", "&amp;")
+    .replaceAll("<", "&lt;")
+    .replaceAll(">", "&gt;")
+    .replaceAll('"', "&quot;");
+}
+
 function loadSkill(environment: SkillToolsEnvironment): ToolDefinition<{ skill: string } & SkillLookup> {
   const inputSchema: JsonSchema = {
     type: "object",
@@ -95,6 +125,8 @@ function loadSkill(environment: SkillToolsEnvironment): ToolDefinition<{ skill: 
       const files = skill.directory === undefined ? [] : listSkillFiles(skill.directory);
       const scripts = availableScripts(skill, files);
       if (scripts !== "") parts.push(scripts);
+      const packages = skill.directory === undefined ? "" : declaredPackagesBlock(skill.directory, files);
+      if (packages !== "") parts.push(packages);
       const resources = files.filter((path) => path !== "SKILL.md" && !path.startsWith("scripts/"));
       if (resources.length > 0)
         parts.push(`<available_resources>\n${resources.join("\n")}\n</available_resources>`);

@@ -13,6 +13,12 @@ export interface CallSubject {
   readonly skillRunnable?: boolean;
   readonly draftTargetLocked?: boolean;
   /**
+   * Why this call must be put to a person even where the rules allow it (a package
+   * environment is built before the run: docs/running-scripts.md, "Packages"). The narrow
+   * stage turns an allow into an ask with this reason; it never widens a deny.
+   */
+  readonly mustAsk?: string;
+  /**
    * What will happen, in words for an approval request: never the JSON arguments' contents;
    * a script's argv, being its command line, is part of what runs and is shown.
    */

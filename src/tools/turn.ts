@@ -5,6 +5,7 @@ import { DEFAULT_INDEX_BUDGET } from "../core/limits.js";
 import type { ExtensionTool } from "../extensions/types.js";
 import type { TurnMode } from "../policy/tiers.js";
 import type { RunLimits, Runner } from "../runners/contract.js";
+import type { PackageEnvironments } from "../runners/environments/package-environments.js";
 import type { ArgumentRepair } from "./arguments.js";
 import type { Broker, CallOptions, CallScope, ToolCallResult } from "./broker.js";
 import { unknownToolText } from "./call-texts.js";
@@ -43,6 +44,8 @@ export interface TurnDependencies {
   readonly broker: Broker;
   readonly runner: Runner;
   readonly runLimits?: RunLimits;
+  /** Skills' package environments (docs/running-scripts.md, "Packages"); without it declarations are not read. */
+  readonly packages?: PackageEnvironments;
   readonly onArgumentRepair?: (call: {
     skill: string;
     script: string;
@@ -105,6 +108,7 @@ export function createTurn(dependencies: TurnDependencies, options: TurnOptions)
       runner: dependencies.runner,
       ...(dependencies.runLimits ? { limits: dependencies.runLimits } : {}),
       ...(options.workspace !== undefined ? { workspace: turnWorkspace(options.workspace) } : {}),
+      ...(dependencies.packages ? { packages: dependencies.packages } : {}),
       ...(dependencies.onArgumentRepair ? { onArgumentRepair: dependencies.onArgumentRepair } : {}),
     }),
     ...(dependencies.extraTools?.(view) ?? []),

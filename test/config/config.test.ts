@@ -66,6 +66,16 @@ describe("loadConfig", () => {
         snapshots: { keep: 50 },
         interpreters: {},
       },
+      packages: {
+        python: {
+          kind: "url",
+          url: "https://pypi.org/simple",
+          hosts: ["pypi.org", "files.pythonhosted.org"],
+        },
+        node: { kind: "url", url: "https://registry.npmjs.org/", hosts: ["registry.npmjs.org"] },
+        keep: 20,
+        buildTimeoutSeconds: 600,
+      },
       extensions: { project: false, paths: [], hooks: { timeoutSeconds: 10, maxOutputBytes: 65536 } },
       notifications: { timeoutSeconds: 5, channels: [] },
     });
@@ -122,6 +132,7 @@ describe("parseConfig", () => {
       discovery: DEFAULT_CONFIG.discovery,
       policy: { rules: [], approvalTtlSeconds: 600 },
       runners: DEFAULT_CONFIG.runners,
+      packages: DEFAULT_CONFIG.packages,
       extensions: DEFAULT_CONFIG.extensions,
       notifications: DEFAULT_CONFIG.notifications,
     });

@@ -63,6 +63,11 @@ export interface BwrapRun {
   readonly skillSource: string;
   /** The proxy socket as bubblewrap can open it, when the run has a proxy. */
   readonly proxySocketSource?: string;
+  /**
+   * Extra folders of the run (a skill's package environment, read-only; an environment
+   * being built, writable), each as bubblewrap can open it, bound after the snapshot.
+   */
+  readonly mounts?: readonly BoundMount[];
   /** Whether `/etc/alternatives` is bound (an interpreter resolves through it). */
   readonly alternatives: boolean;
   /** The interpreter's folders outside `/usr`, bound read-only (docs/running-scripts.md, "Interpreters"). */
@@ -90,6 +95,13 @@ export interface BwrapRun {
   readonly block?: boolean;
   /** The project folder, bound at its own path, where the script starts instead of `/tmp`. */
   readonly workspace?: BwrapWorkspace;
+}
+
+/** One extra folder of a run: bubblewrap's source, the path inside, and whether the run may write to it. */
+export interface BoundMount {
+  readonly source: string;
+  readonly target: string;
+  readonly writable: boolean;
 }
 
 /** The environment variable the launcher requires last, so arguments cut short never run anything. */
@@ -219,6 +231,8 @@ export function bwrapRunArguments(run: BwrapRun, launcher: boolean): string[] {
   else args.push("--chdir", "/tmp");
   for (const mount of run.interpreterMounts ?? []) args.push("--ro-bind", mount.source, mount.target);
   args.push("--ro-bind", run.skillSource, SKILL_MOUNT);
+  for (const mount of run.mounts ?? [])
+    args.push(mount.writable ? "--bind" : "--ro-bind", mount.source, mount.target);
   if (run.proxySocketSource !== undefined) args.push("--ro-bind", run.proxySocketSource, PROXY_SOCKET_MOUNT);
   if (run.block === true) args.push("--block-fd", String(SANDBOX_FDS.block));
   if (!launcher) return args;

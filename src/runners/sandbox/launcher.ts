@@ -50,13 +50,19 @@ export function portalTargets(folder: string): {
   };
 }
 
+/** Where the portal binds the run's extra folder number `index` (see {@link portalSources}). */
+export function portalMountTarget(folder: string, index: number): string {
+  return join(folder, `mount-${index}`);
+}
+
 const PORTAL_FD = SANDBOX_FDS.portal;
 
 /**
- * The portal's shell, run by `unshare --mount` with `MOUNT FOLDER -- COMMAND…`: reads four
- * lines from descriptor 8 ({@link SANDBOX_FDS}.portal): the snapshot folder, the proxy
- * socket and the workspace (each may be empty: not through the portal) and `complete`; binds
- * them onto the folder's targets (the workspace with its submounts) with the given `mount`
+ * The portal's shell, run by `unshare --mount` with `MOUNT FOLDER -- COMMAND…`: reads lines
+ * from descriptor 8 ({@link SANDBOX_FDS}.portal): the snapshot folder, the proxy socket and
+ * the workspace (each may be empty: not through the portal), then any extra folders (each
+ * bound onto `mount-N`, N from 0, see {@link portalMountTarget}), and `complete`; binds them
+ * onto the folder's targets (the workspace with its submounts) with the given `mount`
  * program, only ever inside the private mount namespace `unshare` made for this run, and
  * execs the command. A line holding a backslash is decoded with `printf %b` (see
  * {@link portalSources}). Anything missing or failing exits 125 before bubblewrap starts.
@@ -67,27 +73,32 @@ export const PORTAL_SCRIPT = [
   "take; skill=$line",
   "take; socket=$line",
   "take; workspace=$line",
-  'take; [ "$line" = complete ] || exit 125',
+  "n=0",
+  'while take; [ "$line" != complete ]; do eval "m$n=\\$line"; n=$((n + 1)); done',
   `exec ${PORTAL_FD}<&-`,
   '[ -z "$skill" ] || "$mount" --bind "$skill" "$folder/skill" || exit 125',
   '[ -z "$socket" ] || "$mount" --bind "$socket" "$folder/proxy.sock" || exit 125',
   '[ -z "$workspace" ] || "$mount" --rbind "$workspace" "$folder/workspace" || exit 125',
+  "i=0",
+  'while [ "$i" -lt "$n" ]; do eval "source=\\$m$i"; "$mount" --bind "$source" "$folder/mount-$i" || exit 125; i=$((i + 1)); done',
   'exec "$@"',
 ].join("\n");
 
 /**
  * The portal's input: the snapshot folder, the socket and the workspace to bind (any may be
- * left out) and the completion mark, one a line. Backslashes and line breaks in a path are escaped
+ * left out), the extra folders, and the completion mark, one a line. Backslashes and line breaks in a path are escaped
  * (`\\`, `\n`) so each stays on one line; the script decodes them.
  */
 export function portalSources(
   skill: string | undefined,
   socket: string | undefined,
   workspace?: string,
+  mounts: readonly string[] = [],
 ): Buffer {
   const line = (path: string | undefined): string =>
     (path ?? "").replaceAll("\\", "\\\\").replaceAll("\n", "\\n");
-  return Buffer.from(`${line(skill)}\n${line(socket)}\n${line(workspace)}\ncomplete\n`, "utf8");
+  const extra = mounts.map((path) => `${line(path)}\n`).join("");
+  return Buffer.from(`${line(skill)}\n${line(socket)}\n${line(workspace)}\n${extra}complete\n`, "utf8");
 }
 
 /**

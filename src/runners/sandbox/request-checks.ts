@@ -147,7 +147,77 @@ export interface Source {
   readonly portal: boolean;
 }
 
+/** An extra folder of the run, resolved: where it is bound inside and whether it may be written. */
+export interface MountSource extends Source {
+  readonly target: string;
+  readonly writable: boolean;
+}
+
+/** The run's sources: the snapshot, the proxy socket and the extra folders, each direct or through the portal. */
+export type ResolvedSources =
+  | { ok: true; skill: Source; socket?: Source; workspace?: Source; mounts: readonly MountSource[] }
+  | { ok: false; refusal: RunResult };
+
+/**
+ * Resolves each extra folder of the run: it must exist and be a folder the sandbox user can
+ * list (directly or, as root, through the portal); its target must be an absolute path
+ * outside the places the sandbox already uses (`/usr`, `/proc`, `/dev`, `/tmp`, `/skill`).
+ */
+export function resolveMounts(
+  request: SandboxRunRequest,
+  identity: HostIdentity,
+  script: string,
+): readonly MountSource[] | RunResult {
+  const mounts: MountSource[] = [];
+  for (const mount of request.mounts ?? []) {
+    const target = posix.normalize(mount.target);
+    if (
+      !isAbsolute(target) ||
+      target === "/" ||
+      RESERVED_TARGETS.some((taken) => target === taken || target.startsWith(`${taken}/`))
+    )
+      return messages.sandboxFailed(script, `an extra folder may not be bound at ${mount.target}`);
+    let folder: string;
+    try {
+      folder = realpathSync(mount.source);
+    } catch {
+      return messages.sandboxFailed(script, `its folder ${mount.source} does not exist`);
+    }
+    if (lstatSync(folder).isDirectory() !== true)
+      return messages.sandboxFailed(script, `${mount.source} is not a folder`);
+    const source = sourceFor(folder, identity, "list");
+    if (source === "denied" || source === "closed")
+      return messages.sandboxFailed(script, `the sandbox user cannot reach ${mount.source}`);
+    mounts.push({ ...source, target, writable: mount.writable });
+  }
+  return mounts;
+}
+
+const RESERVED_TARGETS = [
+  "/usr",
+  "/proc",
+  "/dev",
+  "/tmp",
+  SKILL_MOUNT,
+  "/etc",
+  "/bin",
+  "/sbin",
+  "/lib",
+  "/lib64",
+] as const;
+
 export function resolveSources(
+  request: SandboxRunRequest,
+  identity: HostIdentity,
+  script: string,
+): ResolvedSources {
+  const mounts = resolveMounts(request, identity, script);
+  if (!Array.isArray(mounts)) return { ok: false, refusal: mounts as RunResult };
+  const found = resolveSkillAndSocket(request, identity, script);
+  return found.ok ? { ...found, mounts } : found;
+}
+
+function resolveSkillAndSocket(
   request: SandboxRunRequest,
   identity: HostIdentity,
   script: string,

@@ -1,3 +1,4 @@
+import { mkdirSync } from "node:fs";
 import { basename, dirname, isAbsolute } from "node:path";
 import { performance } from "node:perf_hooks";
 import type { RunResult } from "../contract.js";
@@ -11,7 +12,7 @@ import { type BwrapRun, bwrapRunArguments, encodeArguments, runCommand } from ".
 import { type CgroupSupport, hostCgroupSupport } from "./cgroup-detect.js";
 import { type BwrapFeatures, chainDeathSignal, sandboxTools, shellIsDash } from "./host-tools.js";
 import { launchShape } from "./launch-shape.js";
-import { portalSources, portalTargets } from "./launcher.js";
+import { portalMountTarget, portalSources, portalTargets } from "./launcher.js";
 import {
   PROXY_BRIDGE_PORT,
   resolvesThroughAlternatives,
@@ -74,6 +75,19 @@ export interface SandboxRunRequest {
   readonly network: SandboxNetwork;
   readonly signal?: AbortSignal;
   readonly onOutput?: (stream: "stdout" | "stderr", chunk: string) => void;
+  /**
+   * Extra host folders to bind, each at its absolute `target` inside: read-only unless
+   * `writable` (a package environment is bound read-only for runs and writable only for its
+   * own build, see docs/running-scripts.md, "Packages").
+   */
+  readonly mounts?: readonly SandboxMount[];
+  /** Variables added to the script's environment (`PYTHONPATH` of a package environment); they may not replace skillgate's own. */
+  readonly extraEnvironment?: Readonly<Record<string, string>>;
+  /**
+   * The run starts Node though its command is not `node` (a package build's shell running
+   * npm): Node's limits then apply (address-space headroom, the heap option).
+   */
+  readonly runsNode?: boolean;
   /** SKILLGATE_SKILL_NAME for the script. */
   readonly skillName?: string;
   /**
@@ -99,6 +113,13 @@ export interface SandboxRunRequest {
    * `write`) and the script's working folder. Without it the script starts in `/tmp`.
    */
   readonly workspace?: CheckedWorkspace;
+}
+
+/** One extra host folder of a run (see {@link SandboxRunRequest.mounts}). */
+export interface SandboxMount {
+  readonly source: string;
+  readonly target: string;
+  readonly writable: boolean;
 }
 
 /** How a run uses cgroups: see {@link SandboxRunRequest.cgroups}. */
@@ -164,7 +185,10 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
   let reusable: LaunchShape | undefined;
   try {
     const throughPortal =
-      sources.skill.portal || sources.socket?.portal === true || sources.workspace?.portal === true;
+      sources.skill.portal ||
+      sources.socket?.portal === true ||
+      sources.workspace?.portal === true ||
+      sources.mounts.some((mount) => mount.portal);
     const resources = sandboxResources(request.limits);
     // Joining cgroups while the sandbox starts needs bubblewrap to hold it (--block-fd).
     const support: CgroupSupport =
@@ -175,7 +199,8 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
           : (request.cgroupSupport ?? hostCgroupSupport());
     if (request.cgroups === "required" && support.version === "none")
       return messages.cgroupUnavailable(script, support.note);
-    const interpreter = basename(request.command[0] ?? "").startsWith("node") ? "node" : "other";
+    const interpreter =
+      request.runsNode === true || basename(request.command[0] ?? "").startsWith("node") ? "node" : "other";
     const env = sandboxEnvironment(request, interpreter, resources);
     // Without --clearenv the environment is the spawn's own, so no launch can be made ahead;
     // nor without a death signal: a launch kept ahead must die with this process.
@@ -198,6 +223,11 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
       ...(clearEnv ? { env } : {}),
       skillSource: sources.skill.path,
       ...(sources.socket !== undefined ? { proxySocketSource: sources.socket.path } : {}),
+      mounts: sources.mounts.map((mount) => ({
+        source: mount.path,
+        target: mount.target,
+        writable: mount.writable,
+      })),
       alternatives: request.command.some((part) => isAbsolute(part) && resolvesThroughAlternatives(part)),
       interpreterMounts,
       resources,
@@ -233,8 +263,17 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
     // Through the portal, bubblewrap binds the portal's targets, where the sources are bound first.
     const folder = current.portalFolder;
     const targets = folder !== undefined ? portalTargets(folder) : undefined;
+    const portalMounts = sources.mounts.filter((mount) => mount.portal);
+    if (folder !== undefined)
+      for (const index of portalMounts.keys()) mkdirSync(portalMountTarget(folder, index), { mode: 0o755 });
+    let portalIndex = 0;
     const bound: BwrapRun = {
       ...run,
+      mounts: sources.mounts.map((mount) => ({
+        source: mount.portal && folder !== undefined ? portalMountTarget(folder, portalIndex++) : mount.path,
+        target: mount.target,
+        writable: mount.writable,
+      })),
       ...(targets !== undefined && sources.skill.portal ? { skillSource: targets.skill } : {}),
       ...(targets !== undefined && sources.socket?.portal === true
         ? { proxySocketSource: targets.socket }
@@ -264,6 +303,7 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
               sources.skill.portal ? sources.skill.path : undefined,
               sources.socket?.portal === true ? sources.socket.path : undefined,
               sources.workspace?.portal === true ? sources.workspace.path : undefined,
+              portalMounts.map((mount) => mount.path),
             ),
           }
         : {}),
@@ -350,6 +390,7 @@ function sandboxEnvironment(
   const programFolder = dirname(program);
   const systemPath = "/usr/local/bin:/usr/bin:/bin";
   const env: Record<string, string> = {
+    ...request.extraEnvironment,
     PATH:
       isAbsolute(program) && !programFolder.startsWith("/usr/") && programFolder !== "/bin"
         ? `${programFolder}:${systemPath}`

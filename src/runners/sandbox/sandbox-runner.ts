@@ -4,6 +4,8 @@ import { extname, join } from "node:path";
 import { removeTree } from "../../core/remove-tree.js";
 import type { Runner, RunRequest, RunResult, VerifiedSnapshot } from "../contract.js";
 import type { EnforcedLimits } from "../enforced-limits.js";
+import { ENVIRONMENT_MOUNTS } from "../environments/build-script.js";
+import type { PackageEnvironment } from "../environments/environment-store.js";
 import type { InterpreterMount } from "../interpreters/prefix-mounts.js";
 import type { ResolvedInterpreter } from "../interpreters/resolve-interpreter.js";
 import { type LanguageOptions, languageInterpreter } from "../languages.js";
@@ -19,7 +21,9 @@ import * as messages from "./messages.js";
 import {
   runInSandbox,
   type SandboxCgroupMode,
+  type SandboxMount,
   type SandboxNetwork,
+  type SandboxRunRequest,
   type SandboxRunResult,
 } from "./run-in-sandbox.js";
 import { SandboxPool } from "./sandbox-pool.js";
@@ -173,6 +177,7 @@ export class SandboxRunner implements Runner {
         ...(request.argv !== undefined ? { argv: request.argv } : {}),
         limits: { ...this.#options.resources, ...request.limits },
         network,
+        ...environmentMounts(request.environment),
         skillName: request.skill,
         ...(this.#options.cgroups !== undefined ? { cgroups: this.#options.cgroups } : {}),
         ...(this.#options.cgroupSupport !== undefined ? { cgroupSupport: this.#options.cgroupSupport } : {}),
@@ -196,6 +201,28 @@ export interface SandboxInterpreter {
   readonly command: string[];
   readonly mounts: readonly InterpreterMount[];
   readonly interpreter: ResolvedInterpreter;
+}
+
+/**
+ * A package environment as a run sees it: its Python folder read-only at `/packages/python`
+ * on `PYTHONPATH`, its `node_modules` read-only at `/node_modules` (where Node's own lookup
+ * from `/skill` ends) and on `NODE_PATH`.
+ */
+function environmentMounts(
+  environment: PackageEnvironment | undefined,
+): Pick<SandboxRunRequest, "mounts" | "extraEnvironment"> {
+  if (environment === undefined) return {};
+  const mounts: SandboxMount[] = [];
+  const variables: Record<string, string> = {};
+  if (environment.python !== undefined) {
+    mounts.push({ source: environment.python, target: ENVIRONMENT_MOUNTS.python, writable: false });
+    variables.PYTHONPATH = ENVIRONMENT_MOUNTS.python;
+  }
+  if (environment.nodeModules !== undefined) {
+    mounts.push({ source: environment.nodeModules, target: ENVIRONMENT_MOUNTS.nodeModules, writable: false });
+    variables.NODE_PATH = ENVIRONMENT_MOUNTS.nodeModules;
+  }
+  return { mounts, extraEnvironment: variables };
 }
 
 /**

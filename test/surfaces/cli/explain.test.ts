@@ -69,6 +69,7 @@ describe("skillgate explain", () => {
       "governance",
       "allowedTools",
       "scripts",
+      "packages",
       "related",
       "diagnostics",
     ]);

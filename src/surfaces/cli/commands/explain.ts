@@ -30,6 +30,7 @@ export function registerExplain(program: Command, output: CliOutput): void {
           governance: explanation.governance ?? null,
           allowedTools: explanation.allowedTools,
           scripts: explanation.scripts,
+          packages: explanation.packages ?? null,
           related: explanation.related.map(decisionJson),
           diagnostics: explanation.diagnostics,
         });
@@ -79,6 +80,18 @@ export function registerExplain(program: Command, output: CliOutput): void {
               `    reads argv (${commandLine.reads})${commandLine.usage !== undefined ? `; usage: ${commandLine.usage}` : ""}`,
             );
         }
+      }
+      const packages = explanation.packages;
+      if (packages?.python !== undefined || packages?.node !== undefined) {
+        lines.push("packages:");
+        if (packages.python !== undefined)
+          lines.push(
+            `  python  ${packages.python.requirements.join(" ")} (from ${packages.python.sources.join(", ")})`,
+          );
+        if (packages.node !== undefined)
+          lines.push(
+            `  node    ${packages.node.dependencies.join(" ")} (${packages.node.folder === "" ? "" : `${packages.node.folder}/`}package.json, ${packages.node.lock})`,
+          );
       }
       for (const related of explanation.related) {
         const verb = related.decision === "shadowed" ? "shadows" : "related";

@@ -162,6 +162,8 @@ function terminalAsk(output: CliOutput): { ask: (request: ApprovalRequest) => Pr
         `${paint(output, "bold", "skillgate asks")}: ${escapeTerminalControls(request.summary)}`,
         `  tier ${request.tier}${request.hash !== undefined ? `, hash ${request.hash.slice(0, 8)}` : ""}`,
         ...(request.warning !== undefined ? [`  ${paint(output, "red", request.warning)}`] : []),
+        // What else is approved with the run: a package environment's build (what, from where).
+        ...(request.detail !== undefined ? [escapeTerminalControls(request.detail)] : []),
       ];
       output.err(`${lines.join("\n")}\n`);
       const prompt = createInterface({ input: process.stdin, output: process.stderr });
