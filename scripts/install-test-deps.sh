@@ -34,8 +34,9 @@ for command in "${!wanted[@]}"; do
 done
 # Python modules of Debian's python3, by package: the interpreter tests make venvs
 # (python3-venv) with --system-site-packages and import a system package from them
-# (python3-yaml); the public skills' tests run their scripts unchanged, and those import yaml
-# (skill-creator) and pypdf (pdf).
+# (python3-yaml); the tests of skills shaped like the public ones import yaml
+# (argv-project-validator, and anthropics' skill-creator from a checkout) and pypdf
+# (argv-pdf-fields, and anthropics' pdf).
 declare -A wanted_modules=(
   [venv]=python3-venv
   [yaml]=python3-yaml
