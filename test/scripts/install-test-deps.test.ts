@@ -24,6 +24,9 @@ const TOOLS = [
   "curl",
   "openssl",
   "script",
+  "chromium",
+  "tar",
+  "npm",
 ];
 
 /** A folder of commands: the real ones the script itself runs, and stubs for `stubs`. */

@@ -97,7 +97,13 @@ describe("the skills routes", () => {
       {
         path: "scripts/other.sh",
         language: "bash",
-        schema: { type: "object", properties: { node: expect.objectContaining({ type: "string" }) } },
+        schema: {
+          type: "object",
+          properties: {
+            argv: expect.objectContaining({ type: "array" }),
+            node: expect.objectContaining({ type: "string" }),
+          },
+        },
       },
     ]);
     expect(detail.body.lintWarnings).toEqual([
