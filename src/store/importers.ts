@@ -101,6 +101,64 @@ export async function importGithub(
   });
 }
 
+/** What kind of source an import string names: a GitHub address, a folder on this machine, or a zip file. */
+export type ImportSourceKind = "github" | "folder" | "zip";
+
+/**
+ * The kind of `source` an import reads: an `http(s)://` address is GitHub's (its form is
+ * checked by {@link importGithub}: `invalid_github_url`), an existing folder is copied,
+ * anything else is read as a zip file. Every surface that takes an import source decides
+ * with this, so the CLI and the server never disagree about what a source is.
+ */
+export function importSourceKind(source: string): ImportSourceKind {
+  if (/^https?:\/\//i.test(source)) return "github";
+  return isLocalFolder(source) ? "folder" : "zip";
+}
+
+/** Options of {@link importSkillSource}: the replace flag, and how GitHub is reached for a GitHub address. */
+export interface SkillSourceImportOptions extends ReplaceOption {
+  readonly github?: GithubImportOptions;
+}
+
+/**
+ * Imports `source` (a zip file, a folder on this machine, or a GitHub folder address) by its
+ * kind ({@link importSourceKind}) as a new, disabled skill; with `replace`, in place of the
+ * stored skill of its name.
+ */
+export async function importSkillSource(
+  store: Store,
+  source: string,
+  options: SkillSourceImportOptions = {},
+): Promise<ChangeResult & { readonly kind: ImportSourceKind }> {
+  const replace = { replace: options.replace === true };
+  const kind = importSourceKind(source);
+  const result =
+    kind === "github"
+      ? await importGithub(store, source, { ...(options.github ?? {}), ...replace })
+      : kind === "folder"
+        ? await importFolder(store, source, replace)
+        : await importZip(store, source, replace);
+  return { ...result, kind };
+}
+
+/** The GitHub API root an import uses when none is configured. */
+export const DEFAULT_GITHUB_API = "https://api.github.com";
+
+/**
+ * How the processes of this machine reach GitHub, from their environment:
+ * `SKILLGATE_GITHUB_API` (the API root, for GitHub Enterprise; default
+ * {@link DEFAULT_GITHUB_API}) and `GITHUB_TOKEN` (private repositories, a higher rate limit).
+ * The CLI's `store import` and the server's GitHub import read the same two variables.
+ */
+export function githubOptionsFromEnvironment(environment: Readonly<Record<string, string | undefined>>): {
+  readonly apiBaseUrl: string;
+  readonly token?: string;
+} {
+  const apiBaseUrl = environment.SKILLGATE_GITHUB_API || DEFAULT_GITHUB_API;
+  const token = environment.GITHUB_TOKEN;
+  return { apiBaseUrl, ...(token ? { token } : {}) };
+}
+
 async function staged(store: Store, work: (folder: string) => Promise<ChangeResult>): Promise<ChangeResult> {
   const folder = await store.createStagingFolder();
   try {

@@ -5,8 +5,23 @@
 
 export { STORE_HTTP_STATUS } from "./errors.js";
 export { IMPORT_HTTP_STATUS } from "./import/import-errors.js";
-export type { FolderImportOptions, ReplaceOption, ZipImportOptions } from "./importers.js";
-export { importFolder, importGithub, importZip, isLocalFolder } from "./importers.js";
+export type {
+  FolderImportOptions,
+  ImportSourceKind,
+  ReplaceOption,
+  SkillSourceImportOptions,
+  ZipImportOptions,
+} from "./importers.js";
+export {
+  DEFAULT_GITHUB_API,
+  githubOptionsFromEnvironment,
+  importFolder,
+  importGithub,
+  importSkillSource,
+  importSourceKind,
+  importZip,
+  isLocalFolder,
+} from "./importers.js";
 export { Store } from "./store.js";
 export type {
   ChangeResult,

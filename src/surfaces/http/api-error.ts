@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { isSkillgateError } from "../../core/errors.js";
 import { STORE_HTTP_STATUS, type StoreErrorCode } from "../../store/errors.js";
+import { IMPORT_HTTP_STATUS, type ImportErrorCode } from "../../store/import/import-errors.js";
 
 /** The body of every error answer of the HTTP API. */
 export interface ApiErrorBody {
@@ -34,6 +35,11 @@ export function errorStatus(error: unknown): ContentfulStatusCode {
   if (!isSkillgateError(error)) return 500;
   const storeStatus = (STORE_HTTP_STATUS as Readonly<Record<string, number>>)[error.code as StoreErrorCode];
   if (storeStatus !== undefined) return storeStatus as ContentfulStatusCode;
+  // An import's refusals (a zip bomb, GitHub's answers) have their statuses in docs/import.md.
+  const importStatus = (IMPORT_HTTP_STATUS as Readonly<Record<string, number>>)[
+    error.code as ImportErrorCode
+  ];
+  if (importStatus !== undefined) return importStatus as ContentfulStatusCode;
   return OTHER_STATUS[error.code] ?? 400;
 }
 

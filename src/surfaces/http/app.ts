@@ -1,5 +1,9 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { errorResponse } from "./api-error.js";
+import { HTTPException } from "hono/http-exception";
+import { apiError, errorResponse } from "./api-error.js";
+import { filesRoutes } from "./routes/files.js";
+import { importRoutes } from "./routes/import.js";
+import { skillsRoutes } from "./routes/skills.js";
 import type { ServerContext } from "./server-context.js";
 
 /** The OpenAPI version and title of `/api/openapi.json`. */
@@ -37,12 +41,24 @@ export function createApiApp(context: ServerContext): OpenAPIHono {
     },
   });
   api.onError((error, c) => {
+    // Hono's own refusals of a request body: JSON that does not parse, a body of a type the
+    // route does not take. They are the client's, answered with their status, not a 500.
+    if (error instanceof HTTPException && error.status < 500)
+      return apiError(
+        c,
+        error.status,
+        error.status === 415 ? "unsupported_media_type" : "invalid_json",
+        error.status === 415 ? "the body's Content-Type is not one this route takes" : error.message,
+      );
     if (!(error instanceof Error) || !("code" in error)) {
       context.logger.warn("request failed", { error: error instanceof Error ? error.name : "unknown" });
     }
     return errorResponse(c, error);
   });
   // Route modules are mounted here, one line each.
+  api.route("/", skillsRoutes(context));
+  api.route("/", filesRoutes(context));
+  api.route("/", importRoutes(context));
   api.doc31("/openapi.json", { openapi: "3.1.0", info: OPENAPI_INFO });
   return api;
 }

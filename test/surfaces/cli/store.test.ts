@@ -61,6 +61,36 @@ describe("skillgate store", () => {
     expect((await sandbox.run(["store", "show", "my-json"])).err).toMatch(/\[not_found\]/);
   });
 
+  it("list shows each skill's author, runner, tier and review warnings, as the HTTP API lists them", async () => {
+    const sandbox = cliSandbox();
+    const listed = json<{ skills: Record<string, unknown>[] }>(
+      (await sandbox.run(["store", "list", "--json"])).out,
+    );
+    expect(listed.skills.find((skill) => skill.name === "json-tools")).toMatchObject({
+      source: "builtin",
+      author: "builtin",
+      runner: "sandbox",
+      tier: "read",
+      reviewWarnings: expect.any(Number),
+      loads: true,
+    });
+    const text = (await sandbox.run(["store", "list"])).out;
+    expect(text.split("\n")[0]?.split(/\s{2,}/)).toEqual([
+      "NAME",
+      "SOURCE",
+      "STATE",
+      "HASH",
+      "AUTHOR",
+      "RUNNER",
+      "TIER",
+      "WARNINGS",
+      "UPDATED",
+    ]);
+    expect(text).toMatch(
+      /^json-tools\s+builtin\s+enabled\s+[0-9a-f]{8}\s+builtin\s+sandbox\s+read\s+\d+\s+-$/m,
+    );
+  });
+
   it("show prints the full hash, the grant, the files and the SKILL.md", async () => {
     const sandbox = cliSandbox();
     const result = await sandbox.run(["store", "show", "json-tools"]);

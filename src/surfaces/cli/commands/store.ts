@@ -1,8 +1,13 @@
 import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
+import { listSkillSummaries } from "../../../app/owner/skill-summaries.js";
 import { escapeTerminalControls } from "../../../core/terminal-text.js";
 import { grant } from "../../../skill/content-hash.js";
-import { importFolder, importGithub, importZip, isLocalFolder } from "../../../store/importers.js";
+import {
+  githubOptionsFromEnvironment,
+  importSkillSource,
+  importSourceKind,
+} from "../../../store/importers.js";
 import type { ChangeResult } from "../../../store/store-types.js";
 import { openStoreFromFlags } from "../context.js";
 import { type CliOutput, paint, printJson, table } from "../output.js";
@@ -19,20 +24,26 @@ export function registerStore(program: Command, output: CliOutput): void {
 
   store
     .command("list")
-    .description("list stored and built-in skills with their state and hash")
+    .description(
+      "list stored and built-in skills with their state, hash, author, runner, tier and review warnings",
+    )
     .option("--json", "print JSON")
     .action(async (options: { json?: boolean }, command: Command) => {
-      const skills = await (await openStoreFromFlags(command)).list();
+      const skills = await listSkillSummaries(await openStoreFromFlags(command));
       if (options.json) return printJson(output, { skills });
       const rows = skills.map((skill) => [
         skill.name,
         skill.source,
         skill.enabled ? "enabled" : "disabled",
         skill.hash.slice(0, 8),
+        skill.author,
+        skill.runner ?? "-",
+        skill.tier ?? "-",
+        String(skill.reviewWarnings),
         skill.updated ?? "-",
       ]);
       output.out(
-        `${table(output, ["NAME", "SOURCE", "STATE", "HASH", "UPDATED"], rows, (row, column) => (column === 2 ? (rows[row]?.[2] === "enabled" ? "green" : "yellow") : undefined))}\n`,
+        `${table(output, ["NAME", "SOURCE", "STATE", "HASH", "AUTHOR", "RUNNER", "TIER", "WARNINGS", "UPDATED"], rows, (row, column) => (column === 2 ? (rows[row]?.[2] === "enabled" ? "green" : "yellow") : undefined))}\n`,
       );
     });
 
@@ -74,11 +85,7 @@ export function registerStore(program: Command, output: CliOutput): void {
       "--replace",
       "update the stored skill of the same name instead of refusing it; the new version is saved disabled",
     )
-    .option(
-      "--github-api <url>",
-      "the GitHub API root",
-      process.env.SKILLGATE_GITHUB_API ?? "https://api.github.com",
-    )
+    .option("--github-api <url>", "the GitHub API root", githubOptionsFromEnvironment(process.env).apiBaseUrl)
     .option("--json", "print JSON")
     .action(
       async (
@@ -86,14 +93,12 @@ export function registerStore(program: Command, output: CliOutput): void {
         options: { githubApi: string; json?: boolean; replace?: boolean },
         command: Command,
       ) => {
-        const replace = { replace: options.replace === true };
         const opened = await openStoreFromFlags(command);
         const progress = process.stderr.isTTY === true && !options.json;
-        let result: ChangeResult;
-        if (/^https?:\/\//i.test(source)) {
-          const token = process.env.GITHUB_TOKEN;
-          result = await importGithub(opened, source, {
-            ...replace,
+        const { token } = githubOptionsFromEnvironment(process.env);
+        const result: ChangeResult = await importSkillSource(opened, source, {
+          replace: options.replace === true,
+          github: {
             apiBaseUrl: options.githubApi,
             ...(token ? { token } : {}),
             ...(progress
@@ -104,13 +109,9 @@ export function registerStore(program: Command, output: CliOutput): void {
                     ),
                 }
               : {}),
-          });
-          if (progress) process.stderr.write("\n");
-        } else if (isLocalFolder(source)) {
-          result = await importFolder(opened, source, replace);
-        } else {
-          result = await importZip(opened, source, replace);
-        }
+          },
+        });
+        if (progress && importSourceKind(source) === "github") process.stderr.write("\n");
         const imported = options.replace === true ? "replaced (disabled)" : "imported (disabled)";
         printChange(output, result, options.json === true, imported);
         if (!options.json)
