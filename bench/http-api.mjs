@@ -3,7 +3,9 @@
  * `skillgate serve` (`startServer` from the built package: the security middleware, the owner's
  * bearer token, the route and the store read on every request), against a bare Hono server on
  * `@hono/node-server` that answers the same JSON from memory (the body skillgate answered,
- * parsed once, serialised per request by `c.json`, as a route does).
+ * parsed once, serialised per request by `c.json`, as a route does). A third figure, skillgate
+ * answering a path with no route (404 after every check), is the server's own cost per request
+ * without the route's work.
  *
  * Each server runs in a child process of its own (`node bench/http-api.mjs --serve skillgate|bare
  * DATA`), so the load generator, in this process, does not share its event loop. The load
@@ -43,7 +45,7 @@ async function makeStore(root) {
   for (let index = 0; index < STORED_SKILLS; index += 1) {
     const name = `bench-skill-${String(index).padStart(3, "0")}`;
     const made = await store.create(name, {
-      "SKILL.md": `---\nname: ${name}\ndescription: Benchmark skill ${index}: lists the things a home lab keeps and says which need attention.\nmetadata:\n  skillgate.tier: read\n---\nRun scripts/run.py.\n`,
+      "SKILL.md": `---\nname: ${name}\ndescription: Benchmark skill ${index} lists the things a home lab keeps and says which need attention.\nmetadata:\n  skillgate.tier: read\n---\nRun scripts/run.py.\n`,
       "scripts/run.py": `print("skill ${index}")\n`,
     });
     if (index % 2 === 0) await store.enable(name, { hash: made.hash });
@@ -93,15 +95,15 @@ function get(agent, port, path) {
 }
 
 /** Loads `port` with `connections` keep-alive clients for `seconds`; requests per second and latencies. */
-async function load(port, connections, seconds) {
+async function load(port, connections, seconds, path = "/api/skills", status = 200) {
   const agent = new Agent({ keepAlive: true, maxSockets: connections });
   const latencies = [];
   const run = async (untilMs, record) => {
     const client = async () => {
       while (performance.now() < untilMs) {
         const started = performance.now();
-        const answer = await get(agent, port, "/api/skills");
-        if (answer.status !== 200) throw new Error(`GET /api/skills answered ${answer.status}`);
+        const answer = await get(agent, port, path);
+        if (answer.status !== status) throw new Error(`GET ${path} answered ${answer.status}`);
         if (record) latencies.push(performance.now() - started);
       }
     };
@@ -146,6 +148,7 @@ export async function runHttpApiBenchmark({
     const results = {
       skillgate: [],
       bare: [],
+      checksOnly: [],
       bodyBytes: first.body.length,
       skillsListed: count,
       connections,
@@ -153,10 +156,15 @@ export async function runHttpApiBenchmark({
     };
     try {
       for (let round = 0; round < rounds; round += 1) {
-        const order = round % 2 === 0 ? ["skillgate", "bare"] : ["bare", "skillgate"];
+        const order =
+          round % 2 === 0 ? ["skillgate", "bare", "checksOnly"] : ["checksOnly", "bare", "skillgate"];
         for (const name of order) {
-          const port = name === "skillgate" ? skillgate.port : bare.port;
-          const figures = await load(port, connections, seconds);
+          const port = name === "bare" ? bare.port : skillgate.port;
+          // checksOnly: a path with no route, answered 404 after every check (Host, token, guard): the server's own cost.
+          const figures =
+            name === "checksOnly"
+              ? await load(port, connections, seconds, "/api/no-such-route", 404)
+              : await load(port, connections, seconds);
           results[name].push(figures);
           log(
             `http api: round ${round + 1}/${rounds} ${name}: ${figures.requestsPerSecond.toFixed(0)} req/s`,
@@ -182,7 +190,8 @@ export function httpApiSummary(results) {
   });
   const skillgate = of(results.skillgate);
   const bare = of(results.bare);
-  return { skillgate, bare, ratio: skillgate.requestsPerSecond / bare.requestsPerSecond };
+  const checksOnly = of(results.checksOnly);
+  return { skillgate, bare, checksOnly, ratio: skillgate.requestsPerSecond / bare.requestsPerSecond };
 }
 
 /** True when skillgate's median throughput is at least {@link THROUGHPUT_TARGET} of the bare server's. */
@@ -202,9 +211,10 @@ export function formatHttpApiResults(results) {
     "| --- | ---: | ---: | ---: |",
     row("skillgate serve", summary.skillgate),
     row("bare Hono, same JSON from memory", summary.bare),
+    row("skillgate serve, no route (404 after every check)", summary.checksOnly),
     "",
     `throughput ratio skillgate/bare: ${summary.ratio.toFixed(2)}x (target >= ${THROUGHPUT_TARGET}x): ${summary.ratio >= THROUGHPUT_TARGET ? "PASS" : "MISS"}`,
-    `per round (req/s): skillgate ${results.skillgate.map((round) => round.requestsPerSecond.toFixed(0)).join(", ")}; bare ${results.bare.map((round) => round.requestsPerSecond.toFixed(0)).join(", ")}`,
+    `per round (req/s): skillgate ${results.skillgate.map((round) => round.requestsPerSecond.toFixed(0)).join(", ")}; bare ${results.bare.map((round) => round.requestsPerSecond.toFixed(0)).join(", ")}; no route ${results.checksOnly.map((round) => round.requestsPerSecond.toFixed(0)).join(", ")}`,
   ].join("\n");
 }
 
