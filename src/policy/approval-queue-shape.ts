@@ -95,7 +95,17 @@ export function readAnswerFile(text: string, options: readonly ApprovalAnswer[])
 }
 
 const REQUIRED_STRINGS = ["id", "tool", "summary"] as const;
-const OPTIONAL_STRINGS = ["skill", "hash", "grant", "warning", "detail", "reference", "inputDigest"] as const;
+const OPTIONAL_STRINGS = [
+  "skill",
+  "hash",
+  "grant",
+  "warning",
+  "detail",
+  "reference",
+  "inputDigest",
+  "rule",
+  "arguments",
+] as const;
 const REQUEST_KEYS = [
   ...REQUIRED_STRINGS,
   ...OPTIONAL_STRINGS,

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { type Clock, systemClock } from "../core/clock.js";
+import { canonicalJson } from "../core/hashing.js";
 import type { ToolTier } from "./tiers.js";
 
 /** How a person may answer an approval request. */
@@ -33,10 +34,29 @@ export interface ApprovalRequest {
    * applies to a later call only when its input has the same digest.
    */
   readonly inputDigest?: string;
+  /** The policy rule whose ask this is (after hooks and the approval policy narrowed the decision). */
+  readonly rule?: string;
+  /**
+   * The call's arguments as canonical JSON text, for the owner who answers (the web UI's asks
+   * page): at most {@link MAX_APPROVAL_ARGUMENTS_CHARS} characters, longer ones cut and ending
+   * in `…`. Never part of the summary, which chat channels show.
+   */
+  readonly arguments?: string;
   /** The answers offered: `edit_skill` is never offered "always". */
   readonly options: readonly ApprovalAnswer[];
   readonly createdAt: number;
   readonly expiresAt: number;
+}
+
+/** The longest arguments text an approval request keeps (16 KiB of characters). */
+export const MAX_APPROVAL_ARGUMENTS_CHARS = 16 * 1024;
+
+/** `value` as canonical JSON, cut to {@link MAX_APPROVAL_ARGUMENTS_CHARS} with a final `…`. */
+export function approvalArgumentsText(value: unknown): string {
+  const text = canonicalJson(value ?? null);
+  return text.length <= MAX_APPROVAL_ARGUMENTS_CHARS
+    ? text
+    : `${text.slice(0, MAX_APPROVAL_ARGUMENTS_CHARS - 1)}…`;
 }
 
 /** Default life of an approval request: 10 minutes. */

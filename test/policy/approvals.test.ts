@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
-import { ApprovalBook, approvalOptions } from "../../src/policy/approvals.js";
+import {
+  ApprovalBook,
+  approvalArgumentsText,
+  approvalOptions,
+  MAX_APPROVAL_ARGUMENTS_CHARS,
+} from "../../src/policy/approvals.js";
 
 const init = {
   tool: "run_skill_script",
@@ -51,5 +56,21 @@ describe("approval requests", () => {
     const request = book.open(init);
     expect(book.answer(request.id, "always-chat")).toBe("always-chat");
     expect(book.answer(request.id, "once")).toBe("expired");
+  });
+});
+
+describe("the arguments an approval request shows the owner", () => {
+  it("is canonical JSON (sorted keys), whole when it fits", () => {
+    expect(approvalArgumentsText({ b: 1, a: { d: [1, "x"], c: null } })).toBe(
+      '{"a":{"c":null,"d":[1,"x"]},"b":1}',
+    );
+    expect(approvalArgumentsText(undefined)).toBe("null");
+  });
+
+  it("is cut to its limit and ends in an ellipsis when longer", () => {
+    const text = approvalArgumentsText({ text: "x".repeat(MAX_APPROVAL_ARGUMENTS_CHARS * 2) });
+    expect(text.length).toBe(MAX_APPROVAL_ARGUMENTS_CHARS);
+    expect(text.endsWith("…")).toBe(true);
+    expect(text.startsWith('{"text":"xxx')).toBe(true);
   });
 });

@@ -1,5 +1,5 @@
 import { canonicalJson, sha256Hex } from "../../core/hashing.js";
-import type { ApprovalAnswer, ApprovalRequest } from "../../policy/approvals.js";
+import { type ApprovalAnswer, type ApprovalRequest, approvalArgumentsText } from "../../policy/approvals.js";
 import { awaitingText, declinedText, errorKind, expiredText, hostText } from "../call-texts.js";
 import type { ApprovalDetail } from "../tool.js";
 import {
@@ -87,6 +87,8 @@ export async function askPerson(
     ...(grant !== undefined ? { grant } : {}),
     ...(approval !== undefined ? { detail: approval.detail, reference: approval.reference } : {}),
     inputDigest,
+    ...(state.narrowed !== undefined ? { rule: state.narrowed.rule } : {}),
+    arguments: approvalArgumentsText(state.args),
   });
   context.record("approval-requested", subject);
   await context.hooks?.approvalAsked({ scope: scopeOf(scope), request });

@@ -68,8 +68,15 @@ describe("GET /api/approvals and answering", () => {
         skill: "notes",
         reference: plan?.id,
         options: ["once", "decline"],
+        rule: expect.stringMatching(/\S/),
       }),
     ]);
+    // The owner sees the call's arguments (as canonical JSON text) and the rule that asked.
+    expect(JSON.parse(listed.body.approvals[0].arguments)).toEqual({
+      skillName: "notes",
+      files: { "references/style.md": "Short.\n" },
+      reason: "A style guide.",
+    });
     const approved = await request("POST", `/api/approvals/${id}/approve`, {});
     expect(approved.status, JSON.stringify(approved.body)).toBe(200);
     expect(approved.body).toMatchObject({ answer: "once", request: { id }, settledApprovals: [] });

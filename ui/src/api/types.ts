@@ -186,8 +186,8 @@ export interface ApprovalRequest {
   readonly warning?: string;
   readonly detail?: string;
   readonly reference?: string;
-  /** The call's arguments, when the server shows them. */
-  readonly arguments?: unknown;
+  /** The call's arguments as canonical JSON text (at most 16 KiB; a longer text is cut and ends in `…`). */
+  readonly arguments?: string;
   /** The policy rule that asked. */
   readonly rule?: string;
   readonly options: readonly ApprovalAnswer[];

@@ -100,7 +100,7 @@ function AskCard(props: {
       {ask.arguments !== undefined ? (
         <details>
           <summary>Arguments</summary>
-          <pre className="raw">{JSON.stringify(ask.arguments, null, 2)}</pre>
+          <pre className="raw">{readableArguments(ask.arguments)}</pre>
         </details>
       ) : null}
       {ask.detail !== undefined ? (
@@ -125,4 +125,13 @@ function AskCard(props: {
       {error !== undefined ? <ErrorNotice error={error} /> : null}
     </li>
   );
+}
+
+/** The arguments text indented for reading; a cut (too long) text is shown as it came. */
+export function readableArguments(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
 }

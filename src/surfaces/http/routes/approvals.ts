@@ -125,6 +125,8 @@ const ApprovalSchema = z
     detail: z.string().optional(),
     reference: z.string().optional(),
     inputDigest: z.string().optional(),
+    rule: z.string().optional(),
+    arguments: z.string().optional(),
     options: z.array(z.enum(["once", "always-chat", "always-job", "decline"])).readonly(),
     createdAt: z.number(),
     expiresAt: z.number(),
