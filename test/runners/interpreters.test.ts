@@ -366,7 +366,45 @@ describe("interpreters in the sandbox and the local runner", () => {
   });
 
   it.runIf(process.getuid?.() === 0)(
-    "as root, a venv inside a 0700 folder is refused with interpreter_unreachable, not a bubblewrap error",
+    "as root, a venv inside a 0700 folder is bound through the portal, read-only, and nothing beside it is visible",
+    async () => {
+      // Outside /tmp, as root's own home is: the sandbox's /tmp is its own.
+      const closed = mkdtempSync(join("/var/tmp", "skillgate-closed-"));
+      chmodSync(closed, 0o700);
+      const hidden = join(closed, "venv");
+      execFileSync("/usr/bin/python3", ["-m", "venv", "--without-pip", hidden]);
+      writeFileSync(join(closed, "beside.txt"), "private\n");
+      const { router, skills } = runners(`${join(hidden, "bin")}:${SYSTEM_PATH}`);
+      const folder = writeSkillFolder(skills, "closed", {
+        "scripts/x.py": [
+          "import os, sys",
+          `beside = os.path.exists(${JSON.stringify(join(closed, "beside.txt"))})`,
+          "try:",
+          `    open(${JSON.stringify(join(hidden, "written"))}, "w")`,
+          "    wrote = True",
+          "except OSError:",
+          "    wrote = False",
+          "print(sys.prefix, beside, wrote)",
+        ].join("\n"),
+      });
+      try {
+        const result = await router.run(requestFor(folder, "scripts/x.py", { execution: "sandbox" }));
+        expectStatus(result, "ok");
+        expect(result.stdout).toBe(`${hidden} False False\n`);
+        const health = interpreterHealth({ searchPath: `${join(hidden, "bin")}:${SYSTEM_PATH}` });
+        expect(health[0]).toMatchObject({
+          program: "python3",
+          ok: true,
+          mounts: [{ source: hidden, target: hidden, reachable: true, throughPortal: true }],
+        });
+      } finally {
+        removeTree(closed);
+      }
+    },
+  );
+
+  it.runIf(process.getuid?.() === 0)(
+    "as root, a venv in a 0700 folder under /tmp (the sandbox's own) is refused with interpreter_unreachable, not a bubblewrap error",
     async () => {
       const closed = temporaryFolder("skillgate-closed-", 0o700);
       const hidden = join(closed, "venv");

@@ -2,10 +2,13 @@ import type { InterpreterMount } from "../interpreters/prefix-mounts.js";
 import { type LanguageOptions, languageInterpreter } from "../languages.js";
 import { SANDBOX_GID, SANDBOX_UID } from "./layout.js";
 import { type HostIdentity, reach } from "./reachability.js";
+import { interpreterMountViaPortal } from "./request-checks.js";
 
 /** One interpreter mount as `skillgate doctor` shows it: whether the sandbox user can bind it. */
 export interface InterpreterMountHealth extends InterpreterMount {
   readonly reachable: boolean;
+  /** Bound through the root-only portal: skillgate runs as root and the folder is behind a closed one. */
+  readonly throughPortal?: true;
 }
 
 /** What `skillgate doctor` shows about the interpreter of some languages (docs/running-scripts.md, "Interpreters"). */
@@ -51,11 +54,14 @@ export function interpreterHealth(options: LanguageOptions = {}): InterpreterHea
     if (!resolved.ok) return { languages, program, ok: false, mounts: [], problem: resolved.problem };
     const interpreter = resolved.interpreter;
     const answers = interpreter.mounts.map((mount) => reach(mount.source, identity, "list"));
+    // As root a folder behind a closed one goes through the portal, as the run does it.
+    const portal = interpreter.mounts.map((mount) => interpreterMountViaPortal(mount, identity));
     const mounts = interpreter.mounts.map((mount, index) => ({
       ...mount,
-      reachable: answers[index] === "ok",
+      reachable: answers[index] === "ok" || portal[index] === true,
+      ...(portal[index] === true ? { throughPortal: true as const } : {}),
     }));
-    const closedAt = answers.findIndex((answer) => answer !== "ok");
+    const closedAt = answers.findIndex((answer, index) => answer !== "ok" && portal[index] !== true);
     const closed = interpreter.mounts[closedAt];
     const why =
       answers[closedAt] === "folder_closed"

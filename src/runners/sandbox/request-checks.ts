@@ -19,7 +19,7 @@ import { portalTargets } from "./launcher.js";
 import { SKILL_MOUNT } from "./layout.js";
 import * as messages from "./messages.js";
 import { type HostIdentity, reach } from "./reachability.js";
-import type { SandboxRunRequest } from "./run-in-sandbox.js";
+import type { SandboxMount, SandboxRunRequest } from "./run-in-sandbox.js";
 
 /**
  * The checks a run passes before anything is spawned: the host's programs, the script's
@@ -118,6 +118,41 @@ export function checkInterpreterMounts(
     );
   }
   return undefined;
+}
+
+/**
+ * The interpreter's folders split by how they reach the sandbox: those the sandbox user can
+ * open by name are bound directly; as root, one behind a closed folder (a version manager
+ * under root's own `0700` home, say) becomes a read-only extra mount, which goes through the
+ * root-only portal like a closed snapshot or workspace. Only that folder is shown, read-only,
+ * never what is beside it. A folder under the sandbox's own places (`/tmp`) is not moved: extra
+ * mounts may not go there, so it is refused as unreachable. As any other user nothing moves: a closed folder is refused by
+ * {@link checkInterpreterMounts}.
+ */
+export function interpreterMountsByReach(
+  mounts: readonly InterpreterMount[],
+  identity: HostIdentity,
+): { direct: InterpreterMount[]; portal: SandboxMount[] } {
+  const direct: InterpreterMount[] = [];
+  const portal: SandboxMount[] = [];
+  for (const mount of mounts) {
+    if (interpreterMountViaPortal(mount, identity))
+      portal.push({ source: mount.source, target: mount.target, writable: false });
+    else direct.push(mount);
+  }
+  return { direct, portal };
+}
+
+/** Whether {@link interpreterMountsByReach} sends this interpreter folder through the portal. */
+export function interpreterMountViaPortal(mount: InterpreterMount, identity: HostIdentity): boolean {
+  return (
+    runsAsRoot() &&
+    isAbsolute(mount.source) &&
+    isAbsolute(mount.target) &&
+    !shadowsTheSandbox(mount.target) &&
+    !RESERVED_TARGETS.some((taken) => mount.target.startsWith(`${taken}/`)) &&
+    reach(mount.source, identity, "list") === "folder_closed"
+  );
 }
 
 /** Mount points of the sandbox's own that an interpreter mount may not cover or replace. */

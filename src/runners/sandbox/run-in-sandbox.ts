@@ -33,6 +33,7 @@ import {
   checkCommand,
   checkInterpreterMounts,
   checkScriptPath,
+  interpreterMountsByReach,
   resolveSources,
   runsAsRoot,
   sandboxPrerequisites,
@@ -163,8 +164,7 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
   const tools = sandboxTools();
   const ready = sandboxPrerequisites(tools, script, request.network.mode === "proxy");
   if (!ready.ok) return ready.refusal;
-  const interpreterMounts = request.interpreterMounts ?? [];
-  const commandProblem = checkCommand(request.command, script, interpreterMounts);
+  const commandProblem = checkCommand(request.command, script, request.interpreterMounts ?? []);
   if (commandProblem !== undefined) return commandProblem;
 
   // Text with a NUL cannot be an argument or environment variable (and must never reach --args).
@@ -174,7 +174,17 @@ export async function runInSandbox(request: SandboxRunRequest): Promise<SandboxR
   const identity: HostIdentity = runsAsRoot()
     ? { uid: SANDBOX_UID, gid: SANDBOX_GID }
     : { uid: process.getuid?.() ?? SANDBOX_UID, gid: process.getgid?.() ?? SANDBOX_GID };
-  const sources = resolveSources(request, identity, script);
+  const { direct: interpreterMounts, portal: portalInterpreter } = interpreterMountsByReach(
+    request.interpreterMounts ?? [],
+    identity,
+  );
+  const sources = resolveSources(
+    portalInterpreter.length === 0
+      ? request
+      : { ...request, mounts: [...(request.mounts ?? []), ...portalInterpreter] },
+    identity,
+    script,
+  );
   if (!sources.ok) return sources.refusal;
   const mountProblem = checkInterpreterMounts(interpreterMounts, identity, request.command[0] ?? "", script);
   if (mountProblem !== undefined) return mountProblem;

@@ -151,7 +151,7 @@ function interpreterLines(output: CliOutput, interpreter: InterpreterHealth): st
   for (const mount of interpreter.mounts) {
     const where = mount.target === mount.source ? mount.source : `${mount.source} at ${mount.target}`;
     lines.push(
-      `      mounted read-only: ${where}${mount.reachable ? "" : ` ${paint(output, "red", "(not readable by the sandbox user)")}`}`,
+      `      mounted read-only: ${where}${mount.throughPortal === true ? " (through the root-only portal)" : mount.reachable ? "" : ` ${paint(output, "red", "(not readable by the sandbox user)")}`}`,
     );
   }
   if (interpreter.problem !== undefined) lines.push(`      ${paint(output, "yellow", interpreter.problem)}`);
