@@ -24,16 +24,19 @@ export interface SkillListCacheOptions {
   readonly catalogRevision: () => number | undefined;
 }
 
-/** What a snapshot was made from: the two numbers compared on every call. */
+/** What a snapshot was made from: the revision file's stamp and the catalog's number are compared on every call. */
 interface SnapshotKey {
   readonly store: number;
   readonly catalog: number | undefined;
+  /** The revision file's stamp when the store's revision was read (taken before the read). */
+  readonly stamp: string | undefined;
 }
 
 /**
- * Keeps the owner's skills list by revision (docs/http-api.md, "Skills"): a call reads the
- * store's revision (one small file read: it moves with every write, this process's or
- * another's, such as the CLI) and the catalog's revision (a number), and answers the list
+ * Keeps the owner's skills list by revision (docs/http-api.md, "Skills"): a call stats the
+ * store's revision file (it is replaced on every write, this process's or another's, such
+ * as the CLI; the file is read only when its stamp changed) and takes the catalog's
+ * revision (a number), and answers the list
  * it made for that pair, reading the store and the skills' files only when one moved.
  * Built-ins are fixed for the store's life, and the enabled state, hash and source live in
  * the store's index, so the pair covers everything the list shows. Concurrent calls at a
@@ -56,10 +59,18 @@ export class SkillListCache {
     // The catalog's number is taken first: a change while the store is read moves it, and
     // the next call reads again instead of keeping what this one read.
     const catalog = this.#catalogRevision();
-    const store = await this.#store.revision();
+    // One stat first; the revision file is read only when its stamp changed (or is missing).
+    const stamp = await this.#store.revisionStamp();
     const kept = this.#kept;
-    if (kept !== undefined && kept.key.store === store && kept.key.catalog === catalog) return kept.snapshot;
-    const key = { store, catalog };
+    if (kept !== undefined && stamp !== undefined && kept.key.stamp === stamp && kept.key.catalog === catalog)
+      return kept.snapshot;
+    const store = await this.#store.revision();
+    if (kept !== undefined && kept.key.store === store && kept.key.catalog === catalog) {
+      // The file was rewritten with the same number (found behind and repaired): same list.
+      this.#kept = { key: { ...kept.key, stamp }, snapshot: kept.snapshot };
+      return kept.snapshot;
+    }
+    const key = { store, catalog, stamp };
     const snapshot = this.#read(key);
     this.#kept = { key, snapshot };
     // A failed read is not kept: the next call tries again.

@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SkillListCache } from "../../../src/app/owner/skill-list-cache.js";
@@ -66,5 +66,17 @@ describe("SkillListCache", () => {
     expect(await cache.current()).toBe(first);
     await store.enable("notes", { hash });
     expect((await cache.current()).skills.find((skill) => skill.name === "notes")?.enabled).toBe(true);
+  });
+
+  it("with the revision file missing, reads the index's revision and still sees writes", async () => {
+    const { store, hash } = await setup();
+    const cache = new SkillListCache(store, { catalogRevision: () => 1 });
+    const first = await cache.current();
+    rmSync(join(store.folder, ".revision"));
+    expect(await cache.current()).toBe(first);
+    await store.enable("notes", { hash });
+    const after = await cache.current();
+    expect(after.revision).toBe(first.revision + 1);
+    expect(after.skills.find((skill) => skill.name === "notes")?.enabled).toBe(true);
   });
 });
