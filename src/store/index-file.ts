@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { writeFileAtomically } from "../core/durable-fs.js";
 import { isValidSkillName } from "../skill/fields.js";
@@ -185,6 +185,21 @@ export async function readRevisionFile(storeFolder: string): Promise<number | un
     const text = await readFile(join(storeFolder, REVISION_FILE), "utf8");
     const value = Number(text.trim());
     return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The revision file's identity and times (inode, size, modification and change times in
+ * nanoseconds) as one string; `undefined` when it is missing. The file is replaced whole on
+ * every write (a new file renamed over the old), so the stamp changes whenever the revision
+ * may have moved: one `stat` tells a poller whether to read it.
+ */
+export async function revisionFileStamp(storeFolder: string): Promise<string | undefined> {
+  try {
+    const stats = await stat(join(storeFolder, REVISION_FILE), { bigint: true });
+    return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`;
   } catch {
     return undefined;
   }

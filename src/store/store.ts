@@ -16,7 +16,7 @@ import {
 } from "./errors.js";
 import { readOneFile } from "./file-sets.js";
 import { checkSkillFolder } from "./folder-check.js";
-import { type IndexEntry, readIndex, readRevisionFile } from "./index-file.js";
+import { type IndexEntry, readIndex, readRevisionFile, revisionFileStamp } from "./index-file.js";
 import { STAGING_FOLDER, TRASH_FOLDER } from "./journal.js";
 import { MAX_SKILLS } from "./limits.js";
 import { DEFAULT_LOCK_STALE_MS, DEFAULT_LOCK_WAIT_MS, type LockTiming } from "./lock.js";
@@ -119,6 +119,15 @@ export class Store {
   /** The store's revision: one small file read. It increases by one with every change. */
   async revision(): Promise<number> {
     return (await readRevisionFile(this.folder)) ?? (await readIndex(this.folder)).revision;
+  }
+
+  /**
+   * A stamp that changes whenever {@link revision} may have moved (one `stat` of the revision
+   * file; `undefined` when it is missing, then ask {@link revision}). For a long-running
+   * reader that keeps what it read by revision and checks on every request.
+   */
+  async revisionStamp(): Promise<string | undefined> {
+    return revisionFileStamp(this.folder);
   }
 
   /** Every skill, built-ins first where names tie (a stored skill a built-in shadows is left out), sorted by name. */

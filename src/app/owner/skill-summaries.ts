@@ -56,6 +56,11 @@ export class SkillSummaryCache {
     for (const name of this.#entries.keys()) if (!names.has(name)) this.#entries.delete(name);
   }
 
+  /** Drops every entry (the files may have changed without a new recorded hash). */
+  clear(): void {
+    this.#entries.clear();
+  }
+
   /** Entries held now. */
   get size(): number {
     return this.#entries.size;

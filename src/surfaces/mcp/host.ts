@@ -6,6 +6,7 @@ import type { Skillgate, SkillgateOptions } from "../../app/skillgate.js";
 import {
   type CatalogChange,
   type CatalogWatch,
+  type CatalogWatchStatus,
   DEFAULT_WATCH_INTERVAL_MS,
   watchCatalog,
 } from "../../catalog/watch.js";
@@ -162,6 +163,11 @@ export class McpHost {
     if (session === undefined) return;
     this.#sessions.delete(sessionId);
     await session.close();
+  }
+
+  /** What the catalog watch covers now; `undefined` when the host runs without one. */
+  catalogWatchStatus(): CatalogWatchStatus | undefined {
+    return this.#watch?.status();
   }
 
   /** Looks at the catalog now (outside the watch's timer) and notifies sessions of a change. */

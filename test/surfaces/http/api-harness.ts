@@ -69,6 +69,8 @@ export interface ApiOptions {
   readonly lockWaitMs?: number;
   /** `test` (default): stopped and removed after the test; `file`: after the test file (a `beforeAll` API). */
   readonly lifetime?: "test" | "file";
+  /** Runs the catalog watch, as `skillgate serve` does (default off: every call looks at the tree). */
+  readonly watch?: boolean;
 }
 
 /** Starts the API over a new data folder; stopped after the test. */
@@ -86,7 +88,13 @@ export async function startApi(options: ApiOptions = {}): Promise<ApiServer> {
       port: 0,
       token: TEST_TOKEN,
       heartbeatMs: 60_000,
-      skillgate: { config, data, roots: [project], builtins: true, watchIntervalMs: false },
+      skillgate: {
+        config,
+        data,
+        roots: [project],
+        builtins: true,
+        watchIntervalMs: options.watch === true ? 60_000 : false,
+      },
     });
     closers.push(() => server.close());
     context = server.context;

@@ -1,8 +1,9 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { createOwnerSkill } from "../../../app/owner/create-skill.js";
 import { readSkillDetail } from "../../../app/owner/skill-detail.js";
-import { listSkillSummaries, SkillSummaryCache } from "../../../app/owner/skill-summaries.js";
+import { SkillListCache } from "../../../app/owner/skill-list-cache.js";
 import type { ServerContext } from "../server-context.js";
+import { SerialisedSkillLists } from "./skill-list-body.js";
 import {
   asWire,
   ChangeResultSchema,
@@ -22,7 +23,13 @@ import {
  */
 export function skillsRoutes(context: ServerContext): OpenAPIHono {
   const app = new OpenAPIHono();
-  const summaries = new SkillSummaryCache();
+  const lists = new SkillListCache(context.store, {
+    catalogRevision: () =>
+      context.host.catalogWatchStatus()?.notifications === "complete"
+        ? context.host.skillgate.catalog.revision.value
+        : undefined,
+  });
+  const bodies = new SerialisedSkillLists();
   const json = { "application/json": { schema: ChangeResultSchema } } as const;
 
   app.openapi(
@@ -33,19 +40,24 @@ export function skillsRoutes(context: ServerContext): OpenAPIHono {
         "every skill: built-ins and stored, with source, state, hash, author, runner, tier, lint count",
       responses: {
         200: {
-          description: "the skills, sorted by name, and the store's revision",
+          description: "the skills, sorted by name, and the store's revision (with an ETag)",
           content: {
             "application/json": {
               schema: z.object({ revision: z.number().int(), skills: z.array(SkillSummarySchema) }),
             },
           },
         },
+        304: { description: "not modified: If-None-Match named the list's current ETag" },
       },
     }),
     async (c) => {
-      const revision = await context.store.revision();
-      const skills = await listSkillSummaries(context.store, summaries);
-      return c.json({ revision, skills }, 200);
+      const body = bodies.of(await lists.current());
+      if (body.matches(c.req.header("if-none-match")))
+        return new Response(null, { status: 304, headers: { ETag: body.etag } });
+      return new Response(body.bytes, {
+        status: 200,
+        headers: { "Content-Type": "application/json", ETag: body.etag },
+      });
     },
   );
 
