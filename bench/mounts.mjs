@@ -1,43 +1,49 @@
 /**
- * The mounts benchmark (issue 13): what binding an interpreter's prefix into the sandbox costs.
- * A no-op Python script, run
- * with a venv (made with Debian's python3, `--system-site-packages`, one module of its own,
- * which a first untimed run imports to show the mount works) and with `/usr/bin/python3`:
+ * The mounts benchmark (issue 13): what a run with a workspace and a declared package
+ * environment costs, against today's run (no workspace, no environment) and against a bare
+ * bwrap run of the same script with the same mounts. A no-op Python script (`/usr/bin/python3
+ * -B`) runs:
  *
- * - bare bwrap: `/usr`, the loader's links, `/proc`, `/dev`, a `/tmp` tmpfs, the snapshot at
- *   `/skill`, and for the venv the venv read-only at its own path, running its `bin/python3`;
- *   as root after `setpriv` drops to 65534 (the identity skillgate's sandbox has).
- * - skillgate: `runInSandbox` through a `SandboxPool`, as `SandboxRunner` runs it; with the
- *   venv as the interpreter and its prefix mounted (`interpreterMounts`), and as today
- *   (`/usr/bin/python3`, no mounts).
+ * - bare bwrap today: `/usr`, the loader's links, `/proc`, `/dev`, a `/tmp` tmpfs, the snapshot
+ *   at `/skill` (bench/sandbox-runs.mjs); as root after `setpriv` drops to 65534.
+ * - bare bwrap, workspace and environment: the same, plus a package environment's Python folder
+ *   read-only at `/packages/python` on `PYTHONPATH` (where `SandboxRunner` binds a declared
+ *   environment) and a 20-file project bound writable at its own path as the working folder.
+ * - skillgate today: `runInSandbox` through a `SandboxPool`, as `SandboxRunner` runs it.
+ * - skillgate, workspace and environment: the same request `SandboxRunner` makes for a skill
+ *   with a declared environment and a writable workspace (`mounts`, `extraEnvironment`,
+ *   `workspace`); and the same again with the router's before/after walks of the workspace
+ *   (`scanWorkspace` before and after, `compareScans`) in the timing.
+ * - the interpreter mount alone: a venv (Debian's python3, `--system-site-packages`, one module
+ *   of its own) as the interpreter, its prefix bound (`interpreterMounts`), bare and skillgate.
  *
- * When the build has the workspace (and a package environment), also: bare bwrap and skillgate
- * with the venv, a writable 20-file workspace bound at its own path as the working folder (and
- * the environment read-only at its mount point on PYTHONPATH), and skillgate with the router's
- * before/after comparison of the workspace around the run.
+ * Untimed first runs import the environment's and the venv's own modules in the sandbox and
+ * write a file into the workspace, so no mount is measured for nothing.
  *
- * The target (issue 13): the mounts add at most 10 % over bare bwrap, i.e. (skillgate with them
- * - skillgate today) / bare bwrap with the same mounts <= 0.10 at the median; the same
- * difference for bare bwrap is shown beside it. Rounds rotate the order with 30 ms of idle time after each run;
- * figures are medians with minimums. `node bench/mounts.mjs [rounds]` runs it alone.
+ * The target (issue 13): the workspace and environment mounts add at most 10 % over bare, i.e.
+ * (skillgate with them - skillgate today) / bare bwrap with the same mounts <= 0.10 at the
+ * median. Rounds rotate the order with 30 ms of idle time after each run; figures are medians
+ * with minimums. `node bench/mounts.mjs [rounds]` runs it alone on the existing build.
  */
 
 import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { distFolder } from "./contestants.mjs";
-import { rootLinks, timedSpawn } from "./sandbox.mjs";
-import { median } from "./stats.mjs";
+import { timedSpawn } from "./sandbox.mjs";
+import { bareBwrapArgv, resultRows, runRotatedRounds, timedSandboxRun } from "./sandbox-runs.mjs";
 
-const PAUSE_MS = 30;
+const PROJECT_FILES = 20;
 
-/** The target from the issue: the mounts add at most 10 % over a bare bwrap run. */
-export const MOUNTS_TARGET = { label: "the run's mounts add <= 10 % over bare bwrap (median)", limit: 0.1 };
+/** The target from the issue: the workspace and environment mounts add at most 10 % over bare bwrap. */
+export const MOUNTS_TARGET = {
+  label: "the workspace and environment mounts add <= 10 % over bare bwrap (median)",
+  limit: 0.1,
+};
 
-/** A venv with one module of its own, and a snapshot with a script that imports it and a no-op. */
+/** A venv with one module, an environment with one module, a project, and a snapshot of scripts. */
 function makeFixtures() {
   const parent = mkdtempSync(join(tmpdir(), "skillgate-bench-mounts-"));
   chmodSync(parent, 0o755);
@@ -47,62 +53,33 @@ function makeFixtures() {
   writeFileSync(join(lib, readdirSync(lib)[0], "site-packages", "venvonly.py"), "VALUE = 1\n");
   const snapshot = join(parent, "snapshot");
   mkdirSync(join(snapshot, "scripts"), { recursive: true });
-  writeFileSync(join(snapshot, "scripts", "venv.py"), "import venvonly\n", { mode: 0o444 });
-  writeFileSync(join(snapshot, "scripts", "noop.py"), "pass\n", { mode: 0o444 });
+  const script = (name, text) => writeFileSync(join(snapshot, "scripts", name), text, { mode: 0o444 });
+  script("noop.py", "pass\n");
+  script("venv.py", "import venvonly\n");
   // Imports the environment's module and writes into the workspace: both mounts work.
-  writeFileSync(
-    join(snapshot, "scripts", "full.py"),
-    "import venvonly, envonly\nopen('written.txt', 'w').write('x')\n",
-    { mode: 0o444 },
-  );
-  writeFileSync(
-    join(snapshot, "scripts", "write.py"),
-    "import venvonly\nopen('written.txt', 'w').write('x')\n",
-    {
-      mode: 0o444,
-    },
-  );
+  script("full.py", "import envonly\nopen('written.txt', 'w').write('x')\n");
   chmodSync(join(snapshot, "scripts"), 0o555);
   chmodSync(snapshot, 0o555);
-  // A package environment as the environment store keeps one (its Python folder), and a small project.
+  // A package environment's Python folder as the environment store keeps it (pip's --target).
   const environment = join(parent, "environment", "python");
   mkdirSync(environment, { recursive: true });
   writeFileSync(join(environment, "envonly.py"), "VALUE = 2\n");
   const workspace = join(parent, "project");
   mkdirSync(join(workspace, "src"), { recursive: true });
-  for (let index = 0; index < 20; index += 1)
+  for (let index = 0; index < PROJECT_FILES; index += 1)
     writeFileSync(join(workspace, "src", `file${index}.txt`), "text\n");
   chmodSync(workspace, 0o777);
   return { parent, venv, snapshot, environment, workspace };
 }
 
-/**
- * The workspace and package-environment parts of the build (issue 13's other parts), each
- * when the build has it: the workspace's scan, and the environment's mount point.
- */
-async function workspaceAndEnvironment(dist) {
-  const load = async (...path) => {
-    try {
-      return await import(pathToFileURL(join(dist, ...path)).href);
-    } catch {
-      return undefined;
-    }
-  };
-  const changes = await load("runners", "workspace", "changes.js");
-  const environments = await load("runners", "environments", "build-script.js");
-  return {
-    changes: changes?.scanWorkspace !== undefined ? changes : undefined,
-    pythonTarget: environments?.ENVIRONMENT_MOUNTS?.python,
-  };
-}
-
-/** Runs the benchmark; throws when any run fails. */
+/** Runs the benchmark; throws when any run fails or the build lacks a part it measures. */
 export async function runMountsBenchmark({ rounds = 30, log = () => undefined } = {}) {
   const dist = distFolder();
-  const sandbox = await import(pathToFileURL(join(dist, "runners", "sandbox", "index.js")).href);
-  const interpreters = await import(
-    pathToFileURL(join(dist, "runners", "interpreters", "resolve-interpreter.js")).href
-  );
+  const load = (...path) => import(pathToFileURL(join(dist, ...path)).href);
+  const sandbox = await load("runners", "sandbox", "index.js");
+  const interpreters = await load("runners", "interpreters", "resolve-interpreter.js");
+  const changes = await load("runners", "workspace", "changes.js");
+  const { ENVIRONMENT_MOUNTS } = await load("runners", "environments", "build-script.js");
   const isRoot = process.getuid?.() === 0;
   const fixtures = makeFixtures();
   const resolved = interpreters.resolveInterpreter("python3", {
@@ -111,185 +88,114 @@ export async function runMountsBenchmark({ rounds = 30, log = () => undefined } 
   if (!resolved.ok || resolved.interpreter.mounts.length === 0)
     throw new Error(`the venv did not resolve with a mount: ${JSON.stringify(resolved)}`);
   const { executable, mounts } = resolved.interpreter;
-  const extended = await workspaceAndEnvironment(dist);
-  const full =
-    extended === undefined
-      ? undefined
-      : { workspace: fixtures.workspace, environment: fixtures.environment, target: extended.pythonTarget };
-  const bareArgv = (interpreter, interpreterMounts, withFull = false) => [
-    ...(isRoot
-      ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", "--"]
-      : []),
-    "bwrap",
-    "--unshare-all",
-    "--die-with-parent",
-    "--ro-bind",
-    "/usr",
-    "/usr",
-    ...rootLinks(),
-    "--proc",
-    "/proc",
-    "--dev",
-    "/dev",
-    "--tmpfs",
-    "/tmp",
-    ...interpreterMounts.flatMap((mount) => ["--ro-bind", mount.source, mount.target]),
-    "--ro-bind",
-    fixtures.snapshot,
-    "/skill",
-    ...(withFull && full !== undefined
-      ? [
-          "--ro-bind",
-          full.environment,
-          full.target,
-          "--setenv",
-          "PYTHONPATH",
-          full.target,
-          "--bind",
-          full.workspace,
-          full.workspace,
-          "--chdir",
-          full.workspace,
-        ]
-      : ["--chdir", "/tmp"]),
-    "--",
-    interpreter,
-    "-B",
-    "/skill/scripts/noop.py",
-  ];
+  const target = ENVIRONMENT_MOUNTS.python;
+  const snapshot = fixtures.snapshot;
+  const python = (interpreter, script) => [interpreter, "-B", `/skill/scripts/${script}`];
+  const bareFull = {
+    extra: [
+      "--ro-bind",
+      fixtures.environment,
+      target,
+      "--setenv",
+      "PYTHONPATH",
+      target,
+      "--bind",
+      fixtures.workspace,
+      fixtures.workspace,
+    ],
+    chdir: fixtures.workspace,
+  };
+  const bareVenv = { extra: mounts.flatMap((mount) => ["--ro-bind", mount.source, mount.target]) };
+  // What SandboxRunner asks of the sandbox for a declared Python environment and a writable workspace.
+  const fullRequest = {
+    mounts: [{ source: fixtures.environment, target, writable: false }],
+    extraEnvironment: { PYTHONPATH: target },
+    workspace: { path: fixtures.workspace, access: "write", source: fixtures.workspace, readOnlyFiles: [] },
+  };
+  const walks = {
+    before: () => changes.scanWorkspace(fixtures.workspace),
+    after: (before) => changes.compareScans(before, changes.scanWorkspace(fixtures.workspace)),
+  };
   const pool = new sandbox.SandboxPool();
-  const fullRequest =
-    full === undefined
-      ? {}
-      : {
-          ...(full.target !== undefined
-            ? {
-                mounts: [{ source: full.environment, target: full.target, writable: false }],
-                extraEnvironment: { PYTHONPATH: full.target },
-              }
-            : {}),
-          workspace: { path: full.workspace, access: "write", source: full.workspace, readOnlyFiles: [] },
-        };
-  const skillgate =
-    (script, command, interpreterMounts, withFull = false, scan = false) =>
-    async () => {
-      const started = performance.now();
-      // The router's before/after comparison of the workspace, when timed with it.
-      const before = scan ? extended.changes.scanWorkspace(full.workspace) : undefined;
-      const result = await sandbox.runInSandbox({
-        snapshotFolder: fixtures.snapshot,
-        script,
-        command,
-        interpreterMounts,
-        argumentsJson: "{}",
-        limits: { timeoutMs: 30_000, maxOutputBytes: 65_536 },
-        network: { mode: "none" },
-        pool,
-        ...(withFull ? fullRequest : {}),
-      });
-      if (before !== undefined)
-        extended.changes.compareScans(before, extended.changes.scanWorkspace(full.workspace));
-      const elapsed = performance.now() - started;
-      if (result.status !== "ok")
-        throw new Error(`skillgate ${script}: ${result.status} ${result.message ?? result.stderr}`);
-      return elapsed;
-    };
+  const run = (script, interpreter, request = {}, around = undefined) =>
+    timedSandboxRun(
+      sandbox,
+      pool,
+      snapshot,
+      { script: `scripts/${script}`, command: [interpreter, "-B"], ...request },
+      around,
+    );
   const as = isRoot ? " (as 65534, setpriv)" : "";
   const contestants = [
     {
-      id: "bare-venv",
-      label: `bare bwrap, venv mounted${as}`,
-      run: () => timedSpawn(bareArgv(executable, mounts)),
+      id: "bare-full",
+      label: `bare bwrap, workspace and environment${as}`,
+      run: () =>
+        timedSpawn(
+          bareBwrapArgv({ isRoot, snapshot, command: python("/usr/bin/python3", "noop.py"), ...bareFull }),
+        ),
     },
     {
       id: "bare-today",
-      label: `bare bwrap, /usr/bin/python3${as}`,
-      run: () => timedSpawn(bareArgv("/usr/bin/python3", [])),
+      label: `bare bwrap today (no workspace, no environment)${as}`,
+      run: () =>
+        timedSpawn(bareBwrapArgv({ isRoot, snapshot, command: python("/usr/bin/python3", "noop.py") })),
+    },
+    {
+      id: "full",
+      label: "skillgate, workspace (writable) and environment",
+      run: run("noop.py", "/usr/bin/python3", fullRequest),
+    },
+    {
+      id: "full-walks",
+      label: `the same with the workspace's before/after walks (${PROJECT_FILES} files)`,
+      run: run("noop.py", "/usr/bin/python3", fullRequest, walks),
+    },
+    {
+      id: "today",
+      label: "skillgate today (no workspace, no environment)",
+      run: run("noop.py", "/usr/bin/python3"),
+    },
+    {
+      id: "bare-venv",
+      label: `bare bwrap, venv interpreter mounted${as}`,
+      run: () =>
+        timedSpawn(bareBwrapArgv({ isRoot, snapshot, command: python(executable, "noop.py"), ...bareVenv })),
     },
     {
       id: "venv",
       label: "skillgate, venv interpreter (prefix mounted)",
-      run: skillgate("scripts/noop.py", [executable, "-B"], mounts),
-    },
-    {
-      id: "today",
-      label: "skillgate today (/usr/bin/python3, no mounts)",
-      run: skillgate("scripts/noop.py", ["/usr/bin/python3", "-B"], []),
+      run: run("noop.py", executable, { interpreterMounts: mounts }),
     },
   ];
-  const parts = full?.target !== undefined ? "venv, environment and workspace" : "venv and workspace";
-  if (full !== undefined)
-    contestants.push(
-      {
-        id: "bare-full",
-        label: `bare bwrap, ${parts} mounted${as}`,
-        run: () => timedSpawn(bareArgv(executable, mounts, true)),
-      },
-      {
-        id: "full",
-        label: `skillgate, ${parts} (writable)`,
-        run: skillgate("scripts/noop.py", [executable, "-B"], mounts, true),
-      },
-      {
-        id: "full-scan",
-        label: "the same with the workspace's before/after comparison (20 files)",
-        run: skillgate("scripts/noop.py", [executable, "-B"], mounts, true, true),
-      },
-    );
   try {
-    // The venv's own module imports in the sandbox (else the mount would be measured for nothing).
-    await skillgate("scripts/venv.py", [executable, "-B"], mounts)();
-    if (full !== undefined) {
-      await skillgate(
-        full.target !== undefined ? "scripts/full.py" : "scripts/write.py",
-        [executable, "-B"],
-        mounts,
-        true,
-      )();
-      if (!existsSync(join(full.workspace, "written.txt"))) throw new Error("the workspace was not written");
-    }
-    for (const contestant of contestants) await contestant.run();
-    const samples = Object.fromEntries(contestants.map((contestant) => [contestant.id, []]));
-    for (let round = 0; round < rounds; round += 1) {
-      const order = contestants.map((_, index) => contestants[(index + round) % contestants.length]);
-      for (const contestant of order) {
-        samples[contestant.id].push(await contestant.run());
-        await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
-      }
-      if ((round + 1) % 10 === 0) log(`mounts: round ${round + 1}/${rounds}`);
-    }
-    const results = contestants.map((contestant) => ({
-      id: contestant.id,
-      label: contestant.label,
-      median: median(samples[contestant.id]),
-      min: Math.min(...samples[contestant.id]),
-      samples: samples[contestant.id].length,
-    }));
+    await run("full.py", "/usr/bin/python3", fullRequest)();
+    if (!existsSync(join(fixtures.workspace, "written.txt")))
+      throw new Error("the workspace was not written");
+    await timedSpawn(
+      bareBwrapArgv({ isRoot, snapshot, command: python("/usr/bin/python3", "full.py"), ...bareFull }),
+    );
+    await run("venv.py", executable, { interpreterMounts: mounts })();
+    await timedSpawn(
+      bareBwrapArgv({ isRoot, snapshot, command: python(executable, "venv.py"), ...bareVenv }),
+    );
+    const results = await runRotatedRounds({ name: "mounts", contestants, rounds, log });
     const of = (id) => results.find((result) => result.id === id)?.median ?? Number.NaN;
-    const added = (of("venv") - of("today")) / of("bare-venv");
-    const fullAdded = full === undefined ? undefined : (of("full") - of("today")) / of("bare-full");
+    const added = (of("full") - of("today")) / of("bare-full");
     return {
       rounds,
       isRoot,
-      mounts,
+      projectFiles: PROJECT_FILES,
+      environmentTarget: target,
+      interpreterMounts: mounts,
       results,
       added,
-      bareAdded: (of("bare-venv") - of("bare-today")) / of("bare-venv"),
-      ratioToBare: of("venv") / of("bare-venv"),
-      ...(fullAdded !== undefined
-        ? {
-            fullParts: parts,
-            fullAdded,
-            fullBareAdded: (of("bare-full") - of("bare-today")) / of("bare-full"),
-            fullRatioToBare: of("full") / of("bare-full"),
-          }
-        : {}),
-      met: (fullAdded ?? added) <= MOUNTS_TARGET.limit,
-      ...(full === undefined
-        ? { notMeasured: "the workspace and declared-environment mounts (not in this build)" }
-        : full.target === undefined
-          ? { notMeasured: "a declared package environment's mount (not in this build)" }
-          : {}),
+      walksAdded: (of("full-walks") - of("today")) / of("bare-full"),
+      bareAdded: (of("bare-full") - of("bare-today")) / of("bare-full"),
+      ratioToBare: of("full") / of("bare-full"),
+      venvAdded: (of("venv") - of("today")) / of("bare-venv"),
+      venvRatioToBare: of("venv") / of("bare-venv"),
+      met: added <= MOUNTS_TARGET.limit,
     };
   } finally {
     await pool.close();
@@ -297,31 +203,24 @@ export async function runMountsBenchmark({ rounds = 30, log = () => undefined } 
   }
 }
 
+const percent = (fraction) => `${(fraction * 100).toFixed(1)} %`;
+
 /** The results as a Markdown table with the target's verdict. */
 export function formatMountsResults(benchmark) {
-  const bare = benchmark.results.find((row) => row.id === "bare-venv")?.median ?? Number.NaN;
-  const lines = [
-    `## Interpreter mounts (${benchmark.rounds} rounds; ${benchmark.isRoot ? "as root" : "as a user"})`,
+  const bare = benchmark.results.find((row) => row.id === "bare-full")?.median ?? Number.NaN;
+  return [
+    `## Workspace and environment mounts (${benchmark.rounds} rounds; ${benchmark.isRoot ? "as root" : "as a user"})`,
     "",
-    "| contestant | median | min | vs bare bwrap, venv mounted |",
+    "| contestant | median | min | vs bare bwrap, workspace and environment |",
     "| --- | --- | --- | --- |",
-    ...benchmark.results.map(
-      (row) =>
-        `| ${row.label} | ${row.median.toFixed(1)} ms | ${row.min.toFixed(1)} ms | ${(row.median / bare).toFixed(2)} |`,
-    ),
+    ...resultRows(benchmark.results, bare),
     "",
-    `mounted: ${benchmark.mounts.map((mount) => mount.target).join(", ")}`,
-    ...(benchmark.notMeasured !== undefined ? [`not measured: ${benchmark.notMeasured}`] : []),
-    "",
-    ...(benchmark.fullAdded !== undefined
-      ? [
-          `the ${benchmark.fullParts} mounts add ${(benchmark.fullAdded * 100).toFixed(1)} % of bare bwrap (with the same mounts) to a skillgate run (${(benchmark.fullBareAdded * 100).toFixed(1)} % to a bare bwrap run); skillgate with them is ${benchmark.fullRatioToBare.toFixed(2)}x bare bwrap with the same mounts`,
-        ]
-      : []),
-    `the venv and its mount add ${(benchmark.added * 100).toFixed(1)} % of bare bwrap to a skillgate run (${(benchmark.bareAdded * 100).toFixed(1)} % to a bare bwrap run); skillgate with the venv is ${benchmark.ratioToBare.toFixed(2)}x bare bwrap with the same mounts`,
-    `${benchmark.met ? "PASS" : "MISS"}: ${MOUNTS_TARGET.label}: ${((benchmark.fullAdded ?? benchmark.added) * 100).toFixed(1)} %${benchmark.fullAdded !== undefined ? ` (${benchmark.fullParts})` : " (venv only)"}`,
-  ];
-  return lines.join("\n");
+    `environment at ${benchmark.environmentTarget}; venv mounts: ${benchmark.interpreterMounts.map((mount) => mount.target).join(", ")}`,
+    `the workspace and environment mounts add ${percent(benchmark.added)} of bare bwrap (same mounts) to a skillgate run (${percent(benchmark.bareAdded)} to a bare run); skillgate with them is ${benchmark.ratioToBare.toFixed(2)}x bare with them`,
+    `with the workspace's before/after walks (${benchmark.projectFiles} files): ${percent(benchmark.walksAdded)}`,
+    `the venv interpreter mount alone adds ${percent(benchmark.venvAdded)} of bare bwrap (venv mounted); skillgate with it is ${benchmark.venvRatioToBare.toFixed(2)}x bare with it`,
+    `${benchmark.met ? "PASS" : "MISS"}: ${MOUNTS_TARGET.label}: ${percent(benchmark.added)}`,
+  ].join("\n");
 }
 
 /** For bench/run.mjs: runs the benchmark and returns its report. */

@@ -2,10 +2,13 @@
  * Runs every benchmark (discovery, the 100,000-skill scale run, runners, MCP, then the sandbox) against the
  * built package and prints the results. `npm run bench` builds first; `node bench/run.mjs --sizes 1000` is a
  * quick run; `--only discovery`, `--only scale`, `--only runners`, `--only mcp`, `--only http-api`,
- * `--only sandbox`, `--only mounts` (interpreter and workspace mounts), `--only environments` (a
- * package environment build against a bare pip install) or `--only ui` (the web UI's first load
- * in Chromium) runs one of them (`--scale-total` and `--scale-rounds` size the scale run;
- * `--http-rounds` and `--http-seconds` the `/api/skills` run; `--ui-rounds` the web UI run).
+ * `--only sandbox`, `--only mounts` (a run with a workspace and a package environment against
+ * today's run and bare bwrap with the same mounts), `--only workspace` (a 1,000-file workspace,
+ * read-only and writable with its walks), `--only environments` (a package environment build
+ * against a bare pip install) or `--only ui` (the web UI's first load in Chromium) runs one of
+ * them (`--scale-total` and `--scale-rounds` size the scale run; `--http-rounds` and
+ * `--http-seconds` the `/api/skills` run; `--mounts-rounds`, `--workspace-rounds` and
+ * `--environment-rounds` the issue 13 runs; `--ui-rounds` the web UI run).
  * BENCH_DIST points at another build (e.g. a temp outDir). `--json FILE` also writes the
  * raw measurements. Targets are reported as PASS/MISS; the exit code is 0 either way,
  * and 1 only when the benchmark itself fails (e.g. a contestant found the wrong count).
@@ -33,6 +36,8 @@ const { values } = parseArgs({
     "mcp-rounds": { type: "string", default: "200" },
     "startup-rounds": { type: "string", default: "15" },
     "environment-rounds": { type: "string", default: "5" },
+    "mounts-rounds": { type: "string", default: "30" },
+    "workspace-rounds": { type: "string", default: "30" },
     concurrency: { type: "string", default: "100" },
     "scale-total": { type: "string", default: "100000" },
     "scale-rounds": { type: "string", default: "3" },
@@ -68,12 +73,13 @@ if (
     "http-api",
     "sandbox",
     "mounts",
+    "workspace",
     "environments",
     "ui",
   ].includes(only)
 ) {
   console.error(
-    `--only takes discovery, startup, scale, runners, mcp, http-api, sandbox, mounts, environments or ui, got ${only}`,
+    `--only takes discovery, startup, scale, runners, mcp, http-api, sandbox, mounts, workspace, environments or ui, got ${only}`,
   );
   process.exit(2);
 }
@@ -134,7 +140,8 @@ try {
     raw.ui = ui;
   }
   console.log(`# skillgate benchmarks\n\nmachine: ${machine}\npackage: ${distFolder()}`);
-  console.log(`load average (1/5/15 min): ${loadBefore} before, ${load()} after\n`);
+  const late = only === undefined || ["sandbox", "mounts", "workspace", "environments"].includes(only);
+  console.log(`load average (1/5/15 min): ${loadBefore} before${late ? "" : `, ${load()} after`}\n`);
   if (discovery !== undefined) {
     console.log(formatDiscoveryResults(discovery));
     const missed = missedTargets(discovery);
@@ -172,7 +179,15 @@ try {
   if (only === undefined || only === "sandbox")
     console.log(`\n${await (await import("./sandbox.mjs")).sandboxReport({ log })}`);
   if (only === undefined || only === "mounts")
-    console.log(`\n${await (await import("./mounts.mjs")).mountsReport({ log })}`);
+    console.log(
+      `\n${await (await import("./mounts.mjs")).mountsReport({ rounds: Number(values["mounts-rounds"]), log })}`,
+    );
+  if (only === undefined || only === "workspace") {
+    const { runWorkspaceBenchmark, formatWorkspaceResults } = await import("./workspace.mjs");
+    const workspace = await runWorkspaceBenchmark({ rounds: Number(values["workspace-rounds"]), log });
+    raw.workspace = workspace;
+    console.log(`\n${formatWorkspaceResults(workspace)}`);
+  }
   if (only === undefined || only === "environments") {
     const { runEnvironmentsBenchmark, formatEnvironmentsResults } = await import("./environments.mjs");
     const environments = await runEnvironmentsBenchmark({
@@ -182,6 +197,8 @@ try {
     raw.environments = environments;
     console.log(`\n${formatEnvironmentsResults(environments)}`);
   }
+  // The header's "after" is read before the sandbox, mounts, workspace and environment runs print.
+  if (late) console.log(`\nload average (1/5/15 min) after the last benchmark: ${load()}`);
   if (values.json !== undefined)
     writeFileSync(
       values.json,

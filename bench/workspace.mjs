@@ -12,23 +12,26 @@
  *
  * The target (issue 13): the workspace adds at most 10 % over bare bwrap, i.e. (skillgate with
  * the workspace - skillgate today) / bare bwrap with the workspace <= 0.10 at the median, for
- * the read-only mount and for the writable one with its walks. Rounds rotate the order with
- * 30 ms of idle time after each run; figures are medians with minimums.
+ * the read-only mount and for the writable one with its walks. The walks are also timed alone
+ * (the median of the before walk, the after walk and the comparison in skillgate's process).
+ * Rounds rotate the order with 30 ms of idle time after each run (bench/sandbox-runs.mjs);
+ * figures are medians with minimums. `node bench/run.mjs --only workspace` runs it too.
  * `npm run -s build && node bench/workspace.mjs [rounds]`.
  */
 
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { distFolder } from "./contestants.mjs";
-import { rootLinks, timedSpawn } from "./sandbox.mjs";
+import { timedSpawn } from "./sandbox.mjs";
+import { bareBwrapArgv, resultRows, runRotatedRounds, timedSandboxRun } from "./sandbox-runs.mjs";
 import { median } from "./stats.mjs";
 
-const PAUSE_MS = 30;
 const FOLDERS = 20;
 const FILES_PER_FOLDER = 50;
+const WALK_SAMPLES = 40;
 
 /** The target from the issue: the workspace adds at most 10 % over a bare bwrap run. */
 export const WORKSPACE_TARGET = { label: "the workspace adds <= 10 % over bare bwrap (median)", limit: 0.1 };
@@ -50,6 +53,47 @@ function makeFixtures() {
   return { parent, project, snapshot };
 }
 
+/** Median and minimum (ms) of `work` over WALK_SAMPLES calls, in this process. */
+function timeInProcess(work) {
+  const samples = [];
+  for (let sample = 0; sample < WALK_SAMPLES; sample += 1) {
+    const started = performance.now();
+    work();
+    samples.push(performance.now() - started);
+  }
+  return { median: median(samples), min: Math.min(...samples) };
+}
+
+/** The floor of a walk: every folder listed and, with `stat`, every name `lstat`ed (bigint), nothing kept. */
+function bareWalk(folder, stat) {
+  for (const entry of readdirSync(folder, { withFileTypes: true })) {
+    const path = join(folder, entry.name);
+    if (stat) lstatSync(path, { bigint: true });
+    if (entry.isDirectory()) bareWalk(path, stat);
+  }
+}
+
+/**
+ * The two walks and their comparison alone, and two floors for the same two walks: listing the
+ * folders and `lstat` of each name (what the walks' system calls cost), and listing only
+ * (names and kinds from `readdir`, what a walk without `lstat` would cost).
+ */
+function timeWalks(changes, project) {
+  return {
+    walks: timeInProcess(() =>
+      changes.compareScans(changes.scanWorkspace(project), changes.scanWorkspace(project)),
+    ),
+    lstatFloor: timeInProcess(() => {
+      bareWalk(project, true);
+      bareWalk(project, true);
+    }),
+    listFloor: timeInProcess(() => {
+      bareWalk(project, false);
+      bareWalk(project, false);
+    }),
+  };
+}
+
 /** Runs the benchmark; throws when any run fails. */
 export async function runWorkspaceBenchmark({ rounds = 30, log = () => undefined } = {}) {
   const dist = distFolder();
@@ -57,95 +101,61 @@ export async function runWorkspaceBenchmark({ rounds = 30, log = () => undefined
   const changes = await import(pathToFileURL(join(dist, "runners", "workspace", "changes.js")).href);
   const isRoot = process.getuid?.() === 0;
   const fixtures = makeFixtures();
-  const bareArgv = (workspace) => [
-    ...(isRoot
-      ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", "--"]
-      : []),
-    "bwrap",
-    "--unshare-all",
-    "--die-with-parent",
-    "--ro-bind",
-    "/usr",
-    "/usr",
-    ...rootLinks(),
-    "--proc",
-    "/proc",
-    "--dev",
-    "/dev",
-    "--tmpfs",
-    "/tmp",
-    "--ro-bind",
-    fixtures.snapshot,
-    "/skill",
-    ...(workspace
-      ? ["--ro-bind", fixtures.project, fixtures.project, "--chdir", fixtures.project]
-      : ["--chdir", "/tmp"]),
-    "--",
-    "/usr/bin/python3",
-    "-B",
-    "/skill/scripts/noop.py",
-  ];
+  const { project, snapshot } = fixtures;
+  const command = ["/usr/bin/python3", "-B", "/skill/scripts/noop.py"];
+  const bound = { extra: ["--ro-bind", project, project], chdir: project };
   const pool = new sandbox.SandboxPool();
-  const skillgate = (access, walk) => async () => {
-    const started = performance.now();
-    const before = walk ? changes.scanWorkspace(fixtures.project) : undefined;
-    const result = await sandbox.runInSandbox({
-      snapshotFolder: fixtures.snapshot,
-      script: "scripts/noop.py",
-      command: ["/usr/bin/python3", "-B"],
-      interpreterMounts: [],
-      argumentsJson: "{}",
-      limits: { timeoutMs: 30_000, maxOutputBytes: 65_536 },
-      network: { mode: "none" },
-      pool,
-      ...(access !== undefined
-        ? { workspace: { path: fixtures.project, source: fixtures.project, access, readOnlyFiles: [] } }
-        : {}),
-    });
-    if (before !== undefined) changes.compareScans(before, changes.scanWorkspace(fixtures.project));
-    const elapsed = performance.now() - started;
-    if (result.status !== "ok")
-      throw new Error(`skillgate ${access}: ${result.status} ${result.message ?? result.stderr}`);
-    return elapsed;
+  const walks = {
+    before: () => changes.scanWorkspace(project),
+    after: (before) => changes.compareScans(before, changes.scanWorkspace(project)),
   };
+  const skillgate = (access, around) =>
+    timedSandboxRun(
+      sandbox,
+      pool,
+      snapshot,
+      {
+        script: "scripts/noop.py",
+        command: ["/usr/bin/python3", "-B"],
+        ...(access !== undefined
+          ? { workspace: { path: project, source: project, access, readOnlyFiles: [] } }
+          : {}),
+      },
+      around,
+    );
   const as = isRoot ? " (as 65534, setpriv)" : "";
   const contestants = [
     {
       id: "bare-workspace",
       label: `bare bwrap, workspace bound${as}`,
-      run: () => timedSpawn(bareArgv(true)),
+      run: () => timedSpawn(bareBwrapArgv({ isRoot, snapshot, command, ...bound })),
     },
-    { id: "bare-today", label: `bare bwrap, no workspace${as}`, run: () => timedSpawn(bareArgv(false)) },
-    { id: "read", label: "skillgate, read-only workspace", run: skillgate("read", false) },
-    { id: "write", label: "skillgate, writable workspace and its two walks", run: skillgate("write", true) },
-    { id: "today", label: "skillgate today (no workspace)", run: skillgate(undefined, false) },
+    {
+      id: "bare-today",
+      label: `bare bwrap, no workspace${as}`,
+      run: () => timedSpawn(bareBwrapArgv({ isRoot, snapshot, command })),
+    },
+    { id: "read", label: "skillgate, read-only workspace", run: skillgate("read") },
+    { id: "write-mount", label: "skillgate, writable workspace, no walks", run: skillgate("write") },
+    { id: "write", label: "skillgate, writable workspace and its two walks", run: skillgate("write", walks) },
+    { id: "today", label: "skillgate today (no workspace)", run: skillgate(undefined) },
   ];
   try {
-    for (const contestant of contestants) await contestant.run();
-    const samples = Object.fromEntries(contestants.map((contestant) => [contestant.id, []]));
-    for (let round = 0; round < rounds; round += 1) {
-      const order = contestants.map((_, index) => contestants[(index + round) % contestants.length]);
-      for (const contestant of order) {
-        samples[contestant.id].push(await contestant.run());
-        await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
-      }
-      if ((round + 1) % 10 === 0) log(`workspace: round ${round + 1}/${rounds}`);
-    }
-    const results = contestants.map((contestant) => ({
-      id: contestant.id,
-      label: contestant.label,
-      median: median(samples[contestant.id]),
-      min: Math.min(...samples[contestant.id]),
-    }));
+    const results = await runRotatedRounds({ name: "workspace", contestants, rounds, log });
+    const walkTime = timeWalks(changes, project);
     const of = (id) => results.find((result) => result.id === id)?.median ?? Number.NaN;
     const bare = of("bare-workspace");
     return {
       rounds,
       isRoot,
+      files: FOLDERS * FILES_PER_FOLDER,
       results,
+      walks: walkTime,
       readAdded: (of("read") - of("today")) / bare,
+      writeMountAdded: (of("write-mount") - of("today")) / bare,
       writeAdded: (of("write") - of("today")) / bare,
       bareAdded: (of("bare-workspace") - of("bare-today")) / bare,
+      bare,
     };
   } finally {
     await pool.close();
@@ -155,26 +165,28 @@ export async function runWorkspaceBenchmark({ rounds = 30, log = () => undefined
 
 /** The results as a Markdown table with the target's verdict. */
 export function formatWorkspaceResults(benchmark) {
-  const bare = benchmark.results.find((row) => row.id === "bare-workspace")?.median ?? Number.NaN;
   const verdict = (added) =>
     `${added <= WORKSPACE_TARGET.limit ? "PASS" : "MISS"} (${(added * 100).toFixed(1)} %)`;
+  const perThousand = (time) => `${((time.median * 1000) / benchmark.files).toFixed(2)} ms`;
+  const walk = (label, time) =>
+    `${label}: ${time.median.toFixed(2)} ms median (${time.min.toFixed(2)} ms min), ${perThousand(time)} per 1,000 files, ${((time.median / benchmark.bare) * 100).toFixed(1)} % of bare bwrap`;
   return [
-    `## Workspace (${benchmark.rounds} rounds; ${FOLDERS * FILES_PER_FOLDER} files; ${benchmark.isRoot ? "as root" : "as a user"})`,
+    `## Workspace (${benchmark.rounds} rounds; ${benchmark.files} files; ${benchmark.isRoot ? "as root" : "as a user"})`,
     "",
     "| contestant | median | min | vs bare bwrap, workspace bound |",
     "| --- | --- | --- | --- |",
-    ...benchmark.results.map(
-      (row) =>
-        `| ${row.label} | ${row.median.toFixed(1)} ms | ${row.min.toFixed(1)} ms | ${(row.median / bare).toFixed(2)} |`,
-    ),
+    ...resultRows(benchmark.results, benchmark.bare),
     "",
     `the bind adds ${(benchmark.bareAdded * 100).toFixed(1)} % to a bare bwrap run`,
-    `${WORKSPACE_TARGET.label}: read-only ${verdict(benchmark.readAdded)}; writable with its walks ${verdict(benchmark.writeAdded)}`,
+    walk("the two walks and their comparison alone", benchmark.walks.walks),
+    walk("floor: the same two walks' readdir and lstat only", benchmark.walks.lstatFloor),
+    walk("floor: the two walks' readdir only (no lstat)", benchmark.walks.listFloor),
+    `${WORKSPACE_TARGET.label}: read-only ${verdict(benchmark.readAdded)}; writable, mount only ${verdict(benchmark.writeMountAdded)}; writable with its walks ${verdict(benchmark.writeAdded)}`,
   ].join("\n");
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const rounds = Number(process.argv[2] ?? 30);
-  const benchmark = await runWorkspaceBenchmark({ rounds, log: (line) => console.error(line) });
+  const benchmark = await runWorkspaceBenchmark({ rounds, log: (line) => console.error(`bench: ${line}`) });
   console.log(formatWorkspaceResults(benchmark));
 }
