@@ -1,11 +1,10 @@
-import { OpenAPIHono } from "@hono/zod-openapi";
-import { HTTPException } from "hono/http-exception";
-import { apiError, errorResponse } from "./api-error.js";
+import type { OpenAPIHono } from "@hono/zod-openapi";
 import { approvalsRoutes } from "./routes/approvals.js";
 import { auditRoutes } from "./routes/audit.js";
 import { chatsRoutes } from "./routes/chats.js";
 import { filesRoutes } from "./routes/files.js";
 import { importRoutes } from "./routes/import.js";
+import { routeApp } from "./routes/owner-route-app.js";
 import { reviewRoutes } from "./routes/review.js";
 import { skillsRoutes } from "./routes/skills.js";
 import type { ServerContext } from "./server-context.js";
@@ -22,43 +21,7 @@ const OPENAPI_INFO = { title: "skillgate HTTP API", version: "1" } as const;
  * Security (token, Host, Origin, CSRF) is applied around this app by the server, not here.
  */
 export function createApiApp(context: ServerContext): OpenAPIHono {
-  const api = new OpenAPIHono({
-    defaultHook: (result, c) => {
-      if (!result.success) {
-        return c.json(
-          {
-            error: {
-              code: "invalid_argument",
-              message: "the request does not match the route's schema",
-              data: {
-                issues: result.error.issues.map((issue) => ({
-                  path: issue.path.join("."),
-                  message: issue.message,
-                })),
-              },
-            },
-          },
-          400,
-        );
-      }
-      return undefined;
-    },
-  });
-  api.onError((error, c) => {
-    // Hono's own refusals of a request body: JSON that does not parse, a body of a type the
-    // route does not take. They are the client's, answered with their status, not a 500.
-    if (error instanceof HTTPException && error.status < 500)
-      return apiError(
-        c,
-        error.status,
-        error.status === 415 ? "unsupported_media_type" : "invalid_json",
-        error.status === 415 ? "the body's Content-Type is not one this route takes" : error.message,
-      );
-    if (!(error instanceof Error) || !("code" in error)) {
-      context.logger.warn("request failed", { error: error instanceof Error ? error.name : "unknown" });
-    }
-    return errorResponse(c, error);
-  });
+  const api = routeApp(context);
   // Route modules are mounted here, one line each.
   api.route("/", skillsRoutes(context));
   api.route("/", filesRoutes(context));

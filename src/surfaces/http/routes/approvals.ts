@@ -3,7 +3,7 @@ import { watchApprovals } from "../../../app/owner/approval-watch.js";
 import { answerApproval } from "../../../app/owner/plan-decisions.js";
 import type { OwnerAnswer } from "../../../policy/approval-queue.js";
 import type { ServerContext } from "../server-context.js";
-import { errorAnswer, jsonAnswer, ownerRouteApp } from "./owner-route-app.js";
+import { errorAnswer, jsonAnswer, routeApp } from "./owner-route-app.js";
 import { ownerDecisions, publishReviewCount } from "./review.js";
 
 /**
@@ -12,7 +12,7 @@ import { ownerDecisions, publishReviewCount } from "./review.js";
  * once across the server, the CLI and any other process on the folder.
  */
 export function approvalsRoutes(context: ServerContext): OpenAPIHono {
-  const app = ownerRouteApp(context);
+  const app = routeApp(context);
   publishQueueChanges(context);
 
   app.openapi(

@@ -1,14 +1,14 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { auditPage, MAX_AUDIT_PAGE_LIMIT } from "../../../app/owner/audit-page.js";
 import type { ServerContext } from "../server-context.js";
-import { errorAnswer, jsonAnswer, ownerRouteApp } from "./owner-route-app.js";
+import { errorAnswer, jsonAnswer, routeApp } from "./owner-route-app.js";
 
 /**
  * The audit route (docs/http-api.md, "Chats and audit"): the audit trail newest first, by
  * skill, chat and time, a bounded page at a time with a cursor to the next.
  */
 export function auditRoutes(context: ServerContext): OpenAPIHono {
-  const app = ownerRouteApp(context);
+  const app = routeApp(context);
   app.openapi(
     createRoute({
       method: "get",

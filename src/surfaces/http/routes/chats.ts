@@ -4,14 +4,14 @@ import { SkillgateError } from "../../../core/errors.js";
 import { MAX_CHAT_LIST_LIMIT } from "../../../observe/chat-log.js";
 import { MAX_TRANSCRIPT_CHARS } from "../../../observe/chat-transcript.js";
 import type { ServerContext } from "../server-context.js";
-import { errorAnswer, jsonAnswer, ownerRouteApp } from "./owner-route-app.js";
+import { errorAnswer, jsonAnswer, routeApp } from "./owner-route-app.js";
 
 /**
  * The chats routes (docs/http-api.md, "Chats and audit"): chats and jobs with their issue
  * counts (declined, expired, failed, timed out), and one chat's transcript.
  */
 export function chatsRoutes(context: ServerContext): OpenAPIHono {
-  const app = ownerRouteApp(context);
+  const app = routeApp(context);
 
   app.openapi(
     createRoute({

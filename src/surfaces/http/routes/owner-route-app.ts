@@ -6,13 +6,14 @@ import { apiError, errorResponse } from "../api-error.js";
 import type { ServerContext } from "../server-context.js";
 
 /**
- * The app each owner route module (review, approvals, chats, audit) declares its routes on.
+ * The app the `/api` app itself (app.ts) and each owner route module (review, approvals,
+ * chats, audit) declare their routes on: one validation answer and one error answer for all.
  * A request that does not match a route's schema is answered here, before any handler runs,
  * with the API's error body: `invalid_argument` (400) and the schema's issues; a body that
  * is not JSON is `unsupported_media_type` (415) or `invalid_json` (400), as everywhere in the API. Its own `defaultHook`
  * and `onError` are needed because a mounted module validates and fails with its own app's.
  */
-export function ownerRouteApp(context: ServerContext): OpenAPIHono {
+export function routeApp(context: ServerContext): OpenAPIHono {
   const app = new OpenAPIHono({
     defaultHook: (result, c) => {
       if (result.success) return undefined;

@@ -10,7 +10,7 @@ import { ApprovalQueue } from "../../../policy/approval-queue.js";
 import { getPlan } from "../../../store/edits/index.js";
 import { skillReviews } from "../../../store/reviews.js";
 import type { ServerContext } from "../server-context.js";
-import { ContentHashSchema, errorAnswer, jsonAnswer, ownerRouteApp } from "./owner-route-app.js";
+import { ContentHashSchema, errorAnswer, jsonAnswer, routeApp } from "./owner-route-app.js";
 
 /**
  * The review routes (docs/http-api.md, "Review"): what waits for the owner (drafts and edit
@@ -20,7 +20,7 @@ import { ContentHashSchema, errorAnswer, jsonAnswer, ownerRouteApp } from "./own
  * `draft-created`, `plan-applied` and `review-changed` events.
  */
 export function reviewRoutes(context: ServerContext): OpenAPIHono {
-  const app = ownerRouteApp(context);
+  const app = routeApp(context);
   const decisions = (): OwnerDecisions => ownerDecisions(context);
   publishAuthoring(context);
 
