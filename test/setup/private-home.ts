@@ -1,5 +1,5 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { tmpdir, userInfo } from "node:os";
 import { delimiter, join } from "node:path";
 import { afterAll } from "vitest";
 
@@ -35,11 +35,15 @@ const CLEARED_VARIABLES = [
 ] as const;
 
 const saved = new Map<string, string | undefined>();
-const personalHome = process.env.HOME;
+// Both the HOME the suite was started with and the account's own home (from the password
+// database): a run with HOME pointed elsewhere still has the account's shims on its PATH.
+const personalHomes = [process.env.HOME, accountHome()].filter(
+  (folder): folder is string => folder !== undefined && folder !== "" && folder !== "/",
+);
 saved.set("PATH", process.env.PATH);
-if (personalHome !== undefined && personalHome !== "/" && process.env.PATH !== undefined)
+if (process.env.PATH !== undefined)
   process.env.PATH = process.env.PATH.split(delimiter)
-    .filter((folder) => folder !== personalHome && !folder.startsWith(`${personalHome}/`))
+    .filter((folder) => !personalHomes.some((own) => folder === own || folder.startsWith(`${own}/`)))
     .join(delimiter);
 const home = realpathSync(mkdtempSync(join(tmpdir(), "skillgate-test-home-")));
 
@@ -61,3 +65,12 @@ afterAll(() => {
   }
   rmSync(home, { recursive: true, force: true });
 });
+
+/** The account's home folder from the password database, or undefined where there is none. */
+function accountHome(): string | undefined {
+  try {
+    return userInfo().homedir;
+  } catch {
+    return undefined;
+  }
+}
