@@ -99,12 +99,15 @@ export function planEntries(
     if (offset + BLOCK > tar.length) throw invalid("the archive ends without its end-of-archive blocks");
     if (isZeroBlock(tar, offset)) break;
     const header = new Header(tar, offset, extended);
+    // tar's Header joins a ustar prefix onto a pax path; a pax path is the whole path, as
+    // every other reader (tar's own Parser, GNU tar, bsdtar) takes it.
+    const paxPath = extended?.path;
     extended = undefined;
     if (!header.cksumValid) throw invalid(`the header at byte ${offset} has a bad checksum`);
     const size = header.size ?? 0;
     const dataStart = offset + BLOCK;
     const next = dataStart + Math.ceil(size / BLOCK) * BLOCK;
-    const raw = header.path ?? "";
+    const raw = paxPath ?? header.path ?? "";
     const shown = printable(raw);
     const type = header.type;
     if (type === "ExtendedHeader") {
