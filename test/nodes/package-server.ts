@@ -32,9 +32,9 @@ export interface TestController {
   /** The skills offered now, by name; the test edits it. */
   readonly offered: Map<string, OfferedSkill>;
   /** Replaces the manifest answer (a replay, another key's signature). */
-  manifest?: () => unknown;
+  manifest?: (() => unknown) | undefined;
   /** Replaces a package's bytes as served (a flipped byte, a hostile archive). */
-  packageBytes?: (name: string, hash: string, bytes: Buffer) => Buffer;
+  packageBytes?: ((name: string, hash: string, bytes: Buffer) => Buffer) | undefined;
   /** Every signed manifest served, in order. */
   readonly served: SignedSkillsManifest[];
   /** Package requests seen, as `name@hash`. */

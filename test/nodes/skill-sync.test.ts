@@ -203,9 +203,8 @@ describe("SkillSync over HTTP", () => {
     ["other files than the hash", () => packFolder(writeOther()).bytes, "package_hash_mismatch"],
   ];
 
-  let otherCount = 0;
   function writeOther(): string {
-    const folder = join(makeTree("skillgate-other-"), `other-${(otherCount += 1)}`);
+    const folder = join(makeTree("skillgate-other-"), "other");
     writeSkill(folder, skillFiles("not-the-same"));
     return folder;
   }
