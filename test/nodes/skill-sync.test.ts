@@ -286,6 +286,17 @@ describe("SkillSync over HTTP", () => {
     expect(w.controller.served).toHaveLength(1);
   });
 
+  it("discards a held copy the run path found changed, and the next sync downloads it again", async () => {
+    const w = await world();
+    const alpha = w.offer("alpha");
+    await w.sync.sync();
+    expect(w.cache.discard("alpha", "0".repeat(64))).toBe(false);
+    expect(w.cache.discard("alpha", alpha)).toBe(true);
+    expect(w.cache.folderOf("alpha", alpha)).toBeUndefined();
+    expect(snapshotOf(w)).toEqual({ held: [], folders: ["held.json"] });
+    expect(await w.sync.sync()).toMatchObject({ ok: true, installed: [`alpha@${alpha}`] });
+  });
+
   it("drops a held copy damaged on disk when the agent starts, and downloads it again", async () => {
     const w = await world();
     const alpha = w.offer("alpha");
