@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
 import { sha256Hex } from "../../src/core/hashing.js";
@@ -192,6 +193,7 @@ describe("SkillSync over HTTP", () => {
       () => rawTarGz(Array.from({ length: 201 }, (_, index) => ({ path: `f${index}`, data: "x" }))),
       "package_too_many_entries",
     ],
+    ["a gzip bomb", () => gzipSync(Buffer.alloc(64 * MIB)), "package_too_large"],
     ["a device", () => rawTarGz([{ path: "dev", type: "CharacterDevice" }]), "package_special_entry"],
     ["a FIFO", () => rawTarGz([{ path: "fifo", type: "FIFO" }]), "package_special_entry"],
     ["not a tar", () => Buffer.from("definitely not a package"), "package_invalid"],
