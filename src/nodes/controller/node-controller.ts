@@ -1,10 +1,11 @@
 import type { NodesConfig } from "../../config/nodes-config.js";
 import { skillAllowedOn } from "../../config/nodes-config.js";
-import type { Clock } from "../../core/clock.js";
+import { type Clock, systemClock } from "../../core/clock.js";
 import { hashSkillFolder } from "../../skill/content-hash.js";
 import type { ExecutionMode } from "../../skill/governance.js";
 import type { Skill } from "../../skill/skill.js";
 import type { SignedSkillsManifest } from "../protocol.js";
+import { LiveStateWriter } from "./live-state-file.js";
 import { NodeError } from "./node-errors.js";
 import { NodeHub } from "./node-hub.js";
 import { type NodeEntry, NodeRegistry } from "./node-registry.js";
@@ -74,6 +75,7 @@ export class NodeController {
   readonly registry: NodeRegistry;
   readonly hub: NodeHub;
   readonly runner: NodeRunner;
+  readonly #live: LiveStateWriter;
   #catalog: ControllerCatalog | undefined;
   #packaging: NodePackaging | undefined;
 
@@ -82,12 +84,21 @@ export class NodeController {
       dataFolder: options.dataFolder,
       ...(options.clock !== undefined ? { clock: options.clock } : {}),
     });
+    const onChange = options.onChange;
     this.hub = new NodeHub({
       registry: this.registry,
       ...(options.clock !== undefined ? { clock: options.clock } : {}),
       ...(options.tickMs !== undefined ? { tickMs: options.tickMs } : {}),
-      ...(options.onChange !== undefined ? { onChange: options.onChange } : {}),
+      onChange: (name) => {
+        this.#live.changed();
+        onChange?.(name);
+      },
+      onTick: () => this.#live.refresh(),
     });
+    // Another process's `skillgate nodes list` reads the live state from this file.
+    this.#live = new LiveStateWriter(options.dataFolder, options.clock ?? systemClock, () =>
+      this.hub.states(),
+    );
     this.runner = new NodeRunner({
       hub: this.hub,
       allowedOn: (skill, node) => {
@@ -96,6 +107,13 @@ export class NodeController {
       },
       ...(options.syncWaitMs !== undefined ? { syncWaitMs: options.syncWaitMs } : {}),
     });
+  }
+
+  /** The server's URL, once it listens: written to the live-state file for `skillgate nodes add`. */
+  setControllerUrl(url: string): void {
+    this.#live.url = url;
+    // Written now, not coalesced: a CLI started right after the server reads the URL from it.
+    this.#live.write(true);
   }
 
   /** Gives the controller the server's catalog and the packaging; until then manifests are refused. */
@@ -189,6 +207,7 @@ export class NodeController {
   async removeNode(name: string): Promise<NodeEntry> {
     const removed = await this.registry.remove(name);
     this.hub.disconnect(name, "removed");
+    this.#live.changed();
     return removed;
   }
 
@@ -212,9 +231,10 @@ export class NodeController {
     return { node, sent: this.hub.sync(name) };
   }
 
-  /** Closes every channel; runs in flight end `interrupted`. */
+  /** Closes every channel; runs in flight end `interrupted`; the live-state file says the server stopped. */
   close(): void {
     this.hub.close();
+    this.#live.close();
   }
 
   #requirePackaging(): NodePackaging {

@@ -186,6 +186,7 @@ async function listen(
   });
   handle = getRequestListener(app.fetch, { overrideGlobalObjects: false });
   const url = `http://${urlHost(bindHost)}:${port}/`;
+  nodes.setControllerUrl(url.replace(/\/$/, ""));
   let closing: Promise<void> | undefined;
   const stop = async (): Promise<void> => {
     requests.stopping = true;
