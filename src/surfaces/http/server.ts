@@ -147,7 +147,8 @@ async function listen(
   const catalog = host.skillgate.catalog;
   nodes.attach(
     { skills: () => catalog.discover().skills, nodesConfig: () => catalog.config.nodes },
-    options.nodePackaging ?? (await defaultNodePackaging(catalog.folders.data)),
+    options.nodePackaging ??
+      defaultNodePackaging(catalog.folders.data, { expiryMs: catalog.config.nodes.manifestTtlSeconds * 1000 }),
   );
   const context: ServerContext = { host, store, events, logger, nodes };
   const requests = new InFlight();
