@@ -282,7 +282,9 @@ function listedKey(skills: readonly ManifestSkillInput[]): string {
 /** The sequence inside a signed manifest's payload (0 when it cannot be read). */
 function sequenceOf(signed: SignedSkillsManifest): number {
   try {
-    const manifest = JSON.parse(Buffer.from(signed.payload, "base64").toString("utf8")) as { sequence?: unknown };
+    const manifest = JSON.parse(Buffer.from(signed.payload, "base64").toString("utf8")) as {
+      sequence?: unknown;
+    };
     return typeof manifest.sequence === "number" ? manifest.sequence : 0;
   } catch {
     return 0;

@@ -148,7 +148,9 @@ async function listen(
   nodes.attach(
     { skills: () => catalog.discover().skills, nodesConfig: () => catalog.config.nodes },
     options.nodePackaging ??
-      defaultNodePackaging(catalog.folders.data, { expiryMs: catalog.config.nodes.manifestTtlSeconds * 1000 }),
+      defaultNodePackaging(catalog.folders.data, {
+        expiryMs: catalog.config.nodes.manifestTtlSeconds * 1000,
+      }),
   );
   const context: ServerContext = { host, store, events, logger, nodes };
   const requests = new InFlight();
