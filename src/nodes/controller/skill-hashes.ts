@@ -30,8 +30,7 @@ export class SkillHashes {
     const readAt = this.#now();
     const stamped = stampOf(folder, readAt);
     const kept = this.#kept.get(folder);
-    if (stamped !== undefined && kept?.settled === true && kept.stamp === stamped.stamp)
-      return kept.hash;
+    if (stamped !== undefined && kept?.settled === true && kept.stamp === stamped.stamp) return kept.hash;
     const hash = hashSkillFolder(folder).hash;
     if (stamped !== undefined)
       this.#kept.set(folder, { stamp: stamped.stamp, settled: stamped.settled, hash });
