@@ -29,7 +29,7 @@ import { Store } from "../store/store.js";
 import { type Approver, Broker } from "../tools/broker.js";
 import { chatTools, createSkillReviewContext } from "../tools/chat-tools.js";
 import { registryHooks } from "../tools/extension-hooks.js";
-import { storeTools } from "../tools/store-tools.js";
+import { type NodeDirectory, storeTools } from "../tools/store-tools.js";
 import { createTurn, type Turn, type TurnOptions } from "../tools/turn.js";
 import { Authoring } from "./authoring.js";
 import { type CatalogSetupOptions, createCatalogSetup } from "./catalog-setup.js";
@@ -46,6 +46,8 @@ export interface SkillgateOptions extends CatalogSetupOptions {
   readonly runner?: Runner;
   /** Runners of execution modes, put in the default router (a sandbox, remote nodes, a queue). */
   readonly runners?: ModeRunners;
+  /** Which named servers can run each node skill, for `list_skills` (given by `skillgate serve`). */
+  readonly nodes?: NodeDirectory;
   /** Told about every run: streamed output and raw results (a terminal, a server's stream). */
   readonly observeRuns?: RunObserver;
   /** Caps on each run; default the configuration's `runners.limits`. */
@@ -202,7 +204,23 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
     auditRefusal,
     auditLimits,
   );
-  const auditedRunner = workspaceAudited(runner, auditWorkspace);
+  // A run sent to (or refused for) a named server: which node, and how it ended.
+  const auditNode = (request: RunRequest, result: RunResult): void => {
+    if (result.node === undefined) return;
+    audit?.record({
+      type: "node-run",
+      ...runEventBase(request.skill, request.call),
+      hash8: request.hash.slice(0, 8),
+      node: result.node,
+      status: result.status,
+      latencyMs: result.durationMs,
+      ...(result.code !== undefined ? { errorKind: result.code } : {}),
+    });
+  };
+  const auditedRunner = workspaceAudited(runner, (request, result) => {
+    auditWorkspace(request, result);
+    auditNode(request, result);
+  });
   const authoring = new Authoring({ config: () => catalog.config.notifications, logger });
   const authored = (notice: OwnerNotice): void => void authoring.report(notice);
   const packages = packageEnvironmentsOf(data, () => catalog.config, snapshots, auditRefusal);
@@ -232,7 +250,14 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
           packages,
           runLimits: options.runLimits ?? configuredLimits(catalog.config),
           onArgumentRepair: (call) => reportArgumentRepairs(call, logger),
-          extraTools: () => [...storeTools({ store: openStore, authored }), ...chatTools(chatEnvironment)],
+          extraTools: () => [
+            ...storeTools({
+              store: openStore,
+              authored,
+              ...(options.nodes !== undefined ? { nodes: options.nodes } : {}),
+            }),
+            ...chatTools(chatEnvironment),
+          ],
           extensionTools: () => registry.tools,
           onToolClash: (name) => registry.note(`tool ${name}: left out, skillgate has a tool of that name`),
           fire: (event, payload) => registry.fire(event, payload),

@@ -78,6 +78,15 @@ export type ErrorCode =
   | "port_in_use"
   | "port_not_permitted"
   | "host_not_bindable"
+  // Named servers: the node registry, enrolment and agent routes, see docs/nodes.md.
+  | "invalid_node_name"
+  | "node_exists"
+  | "node_not_found"
+  | "enrolment_refused"
+  | "nodes_registry_corrupt"
+  | "node_unauthorized"
+  | "node_package_refused"
+  | "controller_not_ready"
   // Node packages, skills manifests and SkillSync, see docs/nodes.md.
   | "package_invalid"
   | "package_symlink"
