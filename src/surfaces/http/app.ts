@@ -6,6 +6,7 @@ import { filesRoutes } from "./routes/files.js";
 import { importRoutes } from "./routes/import.js";
 import { routeApp } from "./routes/owner-route-app.js";
 import { reviewRoutes } from "./routes/review.js";
+import { runsRoutes } from "./routes/runs.js";
 import { skillsRoutes } from "./routes/skills.js";
 import type { ServerContext } from "./server-context.js";
 
@@ -30,6 +31,7 @@ export function createApiApp(context: ServerContext): OpenAPIHono {
   api.route("/", approvalsRoutes(context));
   api.route("/", chatsRoutes(context));
   api.route("/", auditRoutes(context));
+  api.route("/", runsRoutes(context));
   api.doc31("/openapi.json", { openapi: "3.1.0", info: OPENAPI_INFO });
   return api;
 }
