@@ -29,7 +29,7 @@ import { Store } from "../store/store.js";
 import { type Approver, Broker } from "../tools/broker.js";
 import { chatTools, createSkillReviewContext } from "../tools/chat-tools.js";
 import { registryHooks } from "../tools/extension-hooks.js";
-import { storeTools } from "../tools/store-tools.js";
+import { type NodeDirectory, storeTools } from "../tools/store-tools.js";
 import { createTurn, type Turn, type TurnOptions } from "../tools/turn.js";
 import { Authoring } from "./authoring.js";
 import { type CatalogSetupOptions, createCatalogSetup } from "./catalog-setup.js";
@@ -47,6 +47,8 @@ export interface SkillgateOptions extends CatalogSetupOptions {
   readonly runner?: Runner;
   /** Runners of execution modes, put in the default router (a sandbox, remote nodes, a queue). */
   readonly runners?: ModeRunners;
+  /** Which named servers can run each node skill, for `list_skills` (given by `skillgate serve`). */
+  readonly nodes?: NodeDirectory;
   /** Told about every run: streamed output and raw results (a terminal, a server's stream). */
   readonly observeRuns?: RunObserver;
   /** Caps on each run; default the configuration's `runners.limits`. */
@@ -204,8 +206,26 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
     auditRefusal,
     auditLimits,
   );
+  // A run sent to (or refused for) a named server: which node, and how it ended.
+  const auditNode = (request: RunRequest, result: RunResult): void => {
+    if (result.node === undefined) return;
+    audit?.record({
+      type: "node-run",
+      ...runEventBase(request.skill, request.call),
+      hash8: request.hash.slice(0, 8),
+      node: result.node,
+      status: result.status,
+      latencyMs: result.durationMs,
+      ...(result.code !== undefined ? { errorKind: result.code } : {}),
+    });
+  };
   // Inside withRunCallScope a run also reports to its own caller (run-call-scope.ts).
-  const auditedRunner = scopedRunner(workspaceAudited(runner, auditWorkspace));
+  const auditedRunner = scopedRunner(
+    workspaceAudited(runner, (request, result) => {
+      auditWorkspace(request, result);
+      auditNode(request, result);
+    }),
+  );
   const authoring = new Authoring({ config: () => catalog.config.notifications, logger });
   const authored = (notice: OwnerNotice): void => void authoring.report(notice);
   const packages = packageEnvironmentsOf(data, () => catalog.config, snapshots, auditRefusal);
@@ -235,7 +255,14 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
           packages,
           runLimits: options.runLimits ?? configuredLimits(catalog.config),
           onArgumentRepair: (call) => reportArgumentRepairs(call, logger),
-          extraTools: () => [...storeTools({ store: openStore, authored }), ...chatTools(chatEnvironment)],
+          extraTools: () => [
+            ...storeTools({
+              store: openStore,
+              authored,
+              ...(options.nodes !== undefined ? { nodes: options.nodes } : {}),
+            }),
+            ...chatTools(chatEnvironment),
+          ],
           extensionTools: () => registry.tools,
           onToolClash: (name) => registry.note(`tool ${name}: left out, skillgate has a tool of that name`),
           fire: (event, payload) => registry.fire(event, payload),

@@ -12,6 +12,7 @@ import {
   type ExtensionsConfig,
   readExtensionsConfig,
 } from "./extensions-config.js";
+import { DEFAULT_NODES_CONFIG, type NodesConfig, readNodesConfig } from "./nodes-config.js";
 import {
   DEFAULT_NOTIFICATIONS_CONFIG,
   type NotificationsConfig,
@@ -54,6 +55,8 @@ export interface SkillgateConfig {
   readonly extensions: ExtensionsConfig;
   /** Where the owner is told of drafts and applied edits (docs/notifications.md). */
   readonly notifications: NotificationsConfig;
+  /** Which nodes each skill may go to, and how long a signed skills manifest lives (docs/nodes.md). */
+  readonly nodes: NodesConfig;
 }
 
 /** The configuration used when there is no file. */
@@ -66,6 +69,7 @@ export const DEFAULT_CONFIG: SkillgateConfig = {
   packages: DEFAULT_PACKAGES_CONFIG,
   extensions: DEFAULT_EXTENSIONS_CONFIG,
   notifications: DEFAULT_NOTIFICATIONS_CONFIG,
+  nodes: DEFAULT_NODES_CONFIG,
 };
 
 /**
@@ -114,6 +118,7 @@ export function parseConfig(text: string, file: string): SkillgateConfig {
   const packages = readPackagesConfig(section(value, "packages", problems), problems);
   const extensions = readExtensionsConfig(section(value, "extensions", problems), problems);
   const notifications = readNotificationsConfig(section(value, "notifications", problems), problems);
+  const nodes = readNodesConfig(section(value, "nodes", problems), problems);
   for (const key of Object.keys(value)) {
     if (
       ![
@@ -125,6 +130,7 @@ export function parseConfig(text: string, file: string): SkillgateConfig {
         "packages",
         "extensions",
         "notifications",
+        "nodes",
       ].includes(key)
     )
       problems.push(`unknown key "${key}"`);
@@ -144,6 +150,7 @@ export function parseConfig(text: string, file: string): SkillgateConfig {
     packages,
     extensions,
     notifications,
+    nodes,
   };
   for (const key of Object.keys(skills)) {
     if (!["disabled", "hidden", "user_folders", "project_folders", "packages"].includes(key)) {

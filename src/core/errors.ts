@@ -77,7 +77,16 @@ export type ErrorCode =
   // Listening for connections (skillgate mcp --http), see docs/mcp.md.
   | "port_in_use"
   | "port_not_permitted"
-  | "host_not_bindable";
+  | "host_not_bindable"
+  // Named servers: the node registry, enrolment and agent routes, see docs/nodes.md.
+  | "invalid_node_name"
+  | "node_exists"
+  | "node_not_found"
+  | "enrolment_refused"
+  | "nodes_registry_corrupt"
+  | "node_unauthorized"
+  | "node_package_refused"
+  | "controller_not_ready";
 
 /**
  * The mark every {@link SkillgateError} carries, under a registry symbol so it is the same key

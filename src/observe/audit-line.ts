@@ -30,6 +30,7 @@ export const AUDIT_FIELDS = [
   "workspace",
   "path",
   "change",
+  "node",
   "argv",
 ] as const satisfies readonly (keyof AuditEvent)[];
 

@@ -17,7 +17,9 @@ export type AuditEventType =
   /** A sandboxed run started: which limits were enforced and how (cgroup v1/v2, rlimit, tmpfs, timer). */
   | "run-limits"
   /** A run created, changed or deleted a path in its workspace; one event per path (see docs/audit.md). */
-  | "workspace-changed";
+  | "workspace-changed"
+  /** A run was sent to a named server (or refused for one): which node, and how it ended. */
+  | "node-run";
 
 /** How a call ended, as the audit log records it. */
 export type CallStatus =
@@ -66,6 +68,8 @@ export interface AuditEvent {
   readonly path?: string;
   /** For `workspace-changed`: what happened to `path`. */
   readonly change?: "created" | "changed" | "deleted";
+  /** For `node-run`: the named server the run was sent to (or refused for). */
+  readonly node?: string;
   /**
    * For `tool-call-classified` of a script run: the command-line arguments it passes (the
    * first {@link MAX_AUDIT_ARGV_ITEMS}, each cut like every text field; see docs/audit.md).

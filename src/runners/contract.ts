@@ -113,6 +113,8 @@ export interface RunResult {
    * there, from a bounded before/after comparison (see {@link WorkspaceChanges}).
    */
   readonly workspaceChanges?: WorkspaceChanges;
+  /** For a run sent to a named server (`skillgate.execution: node`): the node's name, for the audit trail. */
+  readonly node?: string;
 }
 
 /**

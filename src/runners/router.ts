@@ -82,7 +82,7 @@ function noRunner(request: RunRequest): RunResult {
     case "node":
       return refusal(
         "runner_unavailable",
-        `${request.skill} runs on a named server (skillgate.execution: node), and this host has no remote nodes yet: they come with the node agent. ${did}.`,
+        `${request.skill} runs on a named server (skillgate.execution: node), and this process has no node controller: node runs go through \`skillgate serve\` (run it with \`skillgate run --server URL\`, or connect to the server's MCP). ${did}.`,
       );
     case "queue":
       return refusal(

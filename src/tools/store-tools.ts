@@ -28,6 +28,22 @@ export interface StoreToolsEnvironment {
    * notification, and a failing one never changes it.
    */
   readonly authored?: (notice: OwnerNotice) => void;
+  /** Which named servers can run a skill (inside `skillgate serve`); without it `list_skills` names none. */
+  readonly nodes?: NodeDirectory;
+}
+
+/** Which nodes may run a skill (the owner's scope ∩ the enrolled nodes) and which of them are online. */
+export interface NodeDirectory {
+  nodesFor(skill: string): { readonly scope: readonly string[]; readonly online: readonly string[] };
+}
+
+/** The `list_skills` note of a node-mode skill: where it can run now. */
+function nodesNote(environment: StoreToolsEnvironment, skill: string): string {
+  const nodes = environment.nodes?.nodesFor(skill);
+  if (nodes === undefined) return " [nodes: none here; node runs go through skillgate serve]";
+  if (nodes.scope.length === 0) return " [nodes: none enrolled for it]";
+  const online = nodes.online.length > 0 ? nodes.online.join(", ") : "none";
+  return ` [nodes: ${nodes.scope.join(", ")}; online: ${online}]`;
 }
 
 function listSkills(environment: StoreToolsEnvironment): ToolDefinition<{ includeDisabled?: boolean }> {
@@ -58,6 +74,7 @@ function listSkills(environment: StoreToolsEnvironment): ToolDefinition<{ includ
           const state = summary.enabled ? "enabled" : "disabled";
           const author = metadata.author ?? (summary.source === "builtin" ? "built-in" : summary.source);
           let line = `- ${summary.name} (${state}; author ${author}; runner ${governance?.execution ?? "?"}; tier ${governance?.tier ?? "?"}): ${description}`;
+          if (governance?.execution === "node") line += nodesNote(environment, summary.name);
           if (metadata.author === "assistant") {
             if (metadata.sourceChats.length > 0) line += ` [chats: ${metadata.sourceChats.join(", ")}]`;
             if (metadata.rationale) line += ` [why: ${metadata.rationale}]`;

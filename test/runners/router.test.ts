@@ -89,7 +89,7 @@ describe("RunnerRouter", () => {
   it.each([
     [
       "node",
-      "HOST: demo runs on a named server (skillgate.execution: node), and this host has no remote nodes yet: they come with the node agent. scripts/run.sh of demo did not run. [runner_unavailable]",
+      "HOST: demo runs on a named server (skillgate.execution: node), and this process has no node controller: node runs go through `skillgate serve` (run it with `skillgate run --server URL`, or connect to the server's MCP). scripts/run.sh of demo did not run. [runner_unavailable]",
     ],
     [
       "queue",

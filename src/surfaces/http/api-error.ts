@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { isSkillgateError } from "../../core/errors.js";
+import { NODE_HTTP_STATUS, type NodeErrorCode } from "../../nodes/controller/node-errors.js";
 import { STORE_HTTP_STATUS, type StoreErrorCode } from "../../store/errors.js";
 import { IMPORT_HTTP_STATUS, type ImportErrorCode } from "../../store/import/import-errors.js";
 
@@ -45,6 +46,9 @@ export function errorStatus(error: unknown): ContentfulStatusCode {
     error.code as ImportErrorCode
   ];
   if (importStatus !== undefined) return importStatus as ContentfulStatusCode;
+  // The node registry's and the agent routes' refusals are in docs/nodes.md.
+  const nodeStatus = (NODE_HTTP_STATUS as Readonly<Record<string, number>>)[error.code as NodeErrorCode];
+  if (nodeStatus !== undefined) return nodeStatus as ContentfulStatusCode;
   return OTHER_STATUS[error.code] ?? 400;
 }
 

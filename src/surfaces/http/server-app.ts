@@ -1,6 +1,7 @@
 import type { HttpBindings } from "@hono/node-server";
 import { Hono } from "hono";
 import type { McpHttpSessions } from "../mcp/http-sessions.js";
+import { agentRoutes } from "./agent-routes.js";
 import { apiError, errorResponse } from "./api-error.js";
 import { createApiApp } from "./app.js";
 import { EVENTS_PATH, type EventStreams } from "./events-route.js";
@@ -35,7 +36,8 @@ export interface RequestTracker {
 /**
  * The one app of `skillgate serve`, in the order a request meets it: refused with 503 once the
  * server is stopping; security headers; the Host, query-token, Origin and CSRF checks
- * (security/request-guard.ts); the login link; `/mcp` (bearer token); every `/api` route behind
+ * (security/request-guard.ts); the login link; `/mcp` (bearer token); the node agents' routes
+ * (`/agent/v1/…`, node credentials only, never the owner's; agent-routes.ts); every `/api` route behind
  * the owner's token or session cookie, `/api/events` among them; the built UI for every other
  * page. docs/server.md describes each.
  */
@@ -50,6 +52,9 @@ export function createServerApp(parts: ServerAppParts): Hono<{ Bindings: HttpBin
   app.use("*", requestGuard(parts.allowed));
   app.route("/", loginRoutes(parts.check));
   app.route("/", mcpRoutes(parts.sessions, parts.check));
+  // Before the owner's check and apart from it: a node credential is never the owner's.
+  if (parts.context.nodes !== undefined)
+    app.route("/", agentRoutes(parts.context.nodes, parts.check.attempts));
   app.use("/api/*", requireOwner(parts.check, { cookie: true }));
   app.use("/api/*", async (c, next) => {
     // A live-update stream stays open for the page's life: a stop ends it instead of waiting.

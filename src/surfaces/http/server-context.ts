@@ -1,3 +1,4 @@
+import type { NodeController } from "../../nodes/controller/node-controller.js";
 import type { Logger } from "../../observe/logger.js";
 import type { Store } from "../../store/store.js";
 import type { McpHost } from "../mcp/host.js";
@@ -18,4 +19,6 @@ export interface ServerContext {
   readonly events: ServerEvents;
   /** Where the server's information lines go. */
   readonly logger: Logger;
+  /** Named servers: the registry, the live hub and the manifests (docs/nodes.md); absent in route tests without nodes. */
+  readonly nodes?: NodeController;
 }

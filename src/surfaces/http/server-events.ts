@@ -13,7 +13,9 @@ export type ServerEvent =
   | { readonly type: "plan-applied"; readonly id: string; readonly name: string }
   | { readonly type: "approval-requested"; readonly id: string }
   | { readonly type: "approval-settled"; readonly id: string; readonly answer: string }
-  | { readonly type: "call-finished"; readonly chat: string; readonly tool: string; readonly status: string };
+  | { readonly type: "call-finished"; readonly chat: string; readonly tool: string; readonly status: string }
+  /** A node was added, removed, or its live state moved (online, offline, a heartbeat, a run). */
+  | { readonly type: "node-changed"; readonly name: string };
 
 /** The event types, for a client that subscribes to some. */
 export type ServerEventType = ServerEvent["type"];

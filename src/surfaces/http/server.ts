@@ -2,11 +2,15 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { getRequestListener } from "@hono/node-server";
 import { InvalidArgumentError } from "../../core/errors.js";
+import { resolveFolders } from "../../core/folders.js";
 import { listenError } from "../../core/listen-error.js";
+import { defaultNodePackaging } from "../../nodes/controller/default-packaging.js";
+import { NodeController, type NodePackaging } from "../../nodes/controller/node-controller.js";
 import { type Logger, silentLogger } from "../../observe/logger.js";
 import { McpHost, type McpHostOptions } from "../mcp/host.js";
 import { isLoopbackHost } from "../mcp/http.js";
 import { type McpHttpSessionLimits, McpHttpSessions } from "../mcp/http-sessions.js";
+import { agentChannelServer } from "./agent-channel.js";
 import { DEFAULT_HEARTBEAT_MS, eventStreams } from "./events-route.js";
 import { allowedHosts } from "./security/allowed-hosts.js";
 import type { OwnerCheck } from "./security/authenticate.js";
@@ -50,6 +54,13 @@ export interface ServerOptions {
   readonly stopGraceMs?: number;
   /** Where the server's information lines go (default none). */
   readonly logger?: Logger;
+  /**
+   * How node packages are built and manifests signed (default: the package store and the
+   * controller key in `<data>/nodes`). Tests may give their own.
+   */
+  readonly nodePackaging?: NodePackaging;
+  /** How long a node run waits for the node to sync a skill it lacks (default 30 s). */
+  readonly nodeSyncWaitMs?: number;
 }
 
 /** A running `skillgate serve`. */
@@ -89,10 +100,30 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       `refusing to serve on ${bindHost} without a token you chose: give --token or SKILLGATE_SERVE_TOKEN, or bind to 127.0.0.1`,
     );
   const logger = options.logger ?? silentLogger;
-  const host = await McpHost.open({ ...options.skillgate, logger });
+  // The node runner is handed to the Skillgate, so the controller exists before it; the
+  // catalog it reads for manifests is attached once the Skillgate does (listen).
+  const events = new ServerEvents();
+  const nodes = new NodeController({
+    dataFolder: resolveFolders(options.skillgate ?? {}).data,
+    onChange: (name) => events.publish({ type: "node-changed", name }),
+    ...(options.nodeSyncWaitMs !== undefined ? { syncWaitMs: options.nodeSyncWaitMs } : {}),
+  });
+  let host: McpHost;
   try {
-    return await listen(host, bindHost, givenToken, logger, options);
+    host = await McpHost.open({
+      ...options.skillgate,
+      logger,
+      runners: { ...options.skillgate?.runners, node: nodes.runner },
+      nodes: { nodesFor: (skill) => nodes.nodesFor(skill) },
+    });
   } catch (error) {
+    nodes.close();
+    throw error;
+  }
+  try {
+    return await listen(host, nodes, events, bindHost, givenToken, logger, options);
+  } catch (error) {
+    nodes.close();
     await host.close();
     throw error;
   }
@@ -100,6 +131,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
 
 async function listen(
   host: McpHost,
+  nodes: NodeController,
+  events: ServerEvents,
   bindHost: string,
   givenToken: string | undefined,
   logger: Logger,
@@ -111,7 +144,12 @@ async function listen(
     ...(givenToken !== undefined ? { token: givenToken } : {}),
     ...(options.newToken === true ? { renew: true } : {}),
   });
-  const context: ServerContext = { host, store, events: new ServerEvents(), logger };
+  const catalog = host.skillgate.catalog;
+  nodes.attach(
+    { skills: () => catalog.discover().skills, nodesConfig: () => catalog.config.nodes },
+    options.nodePackaging ?? (await defaultNodePackaging(catalog.folders.data)),
+  );
+  const context: ServerContext = { host, store, events, logger, nodes };
   const requests = new InFlight();
   let handle: ReturnType<typeof getRequestListener> | undefined;
   const server = createServer((request, response) => {
@@ -129,12 +167,18 @@ async function listen(
   server.on("error", (error) => logger.warn("server error", { error: error.name }));
   const port = (server.address() as AddressInfo).port;
   const check: OwnerCheck = { owner, port, attempts: new LoginAttempts(options.loginAttempts) };
+  const allowed = allowedHosts(bindHost, port, options.allowedHosts);
+  // The node agents' run channel shares the port: a WebSocket upgrade of its path only.
+  const channels = agentChannelServer({ nodes, allowed, attempts: check.attempts });
+  server.on("upgrade", (request, socket, head) => {
+    if (requests.stopping || !channels.handleUpgrade(request, socket, head)) socket.destroy();
+  });
   const sessions = new McpHttpSessions(host, options.mcp);
   const streams = eventStreams(context.events, options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS);
   const app = createServerApp({
     context,
     check,
-    allowed: allowedHosts(bindHost, port, options.allowedHosts),
+    allowed,
     sessions,
     streams,
     uiFolder: options.uiFolder ?? defaultUiFolder(),
@@ -147,6 +191,9 @@ async function listen(
     requests.stopping = true;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
+    // Node channels close first: their runs in flight end interrupted, never re-sent.
+    nodes.close();
+    channels.close();
     await streams.closeAll();
     await sessions.interruptCalls("the server is stopping");
     await requests.settled(options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS);

@@ -220,11 +220,13 @@ describe("skillgate run", () => {
     expect(result.code).toBe(0);
   });
 
-  it("a node skill with the node given next to the arguments reaches the router, which has no remote nodes yet", async () => {
+  it("a node skill with the node given next to the arguments reaches the router, which says node runs go through skillgate serve", async () => {
     const sandbox = demoSandbox();
     writeRunSkill(sandbox, "remote", "node", { "scripts/run.sh": "echo hi\n" });
     const result = await sandbox.run(["run", "remote", "scripts/run.sh", "--node", "lab01", "--yes"]);
-    expect(result.err).toMatch(/^HOST: remote runs on a named server .* \[runner_unavailable\]\n$/);
+    expect(result.err).toMatch(
+      /^HOST: remote runs on a named server .*`skillgate serve`.* \[runner_unavailable\]\n$/,
+    );
     expect(result.code).toBe(1);
   });
 });

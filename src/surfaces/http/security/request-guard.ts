@@ -16,9 +16,10 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
  * 2. On `/api`, no credential in the query string (400 `token_in_query`).
  * 3. A state-changing request (and every `/mcp` request) whose `Origin` is sent names this
  *    server, and none says it comes from another site (403 `origin_not_allowed`).
- * 4. A state-changing request outside `/mcp` carries `X-Skillgate-CSRF` (403 `csrf_missing`):
- *    a custom header cannot be sent cross-site without a CORS preflight, which this server never
- *    grants. `/mcp` takes only a bearer token, never the cookie, so it needs no such header.
+ * 4. A state-changing request outside `/mcp` and `/agent` carries `X-Skillgate-CSRF` (403
+ *    `csrf_missing`): a custom header cannot be sent cross-site without a CORS preflight, which
+ *    this server never grants. `/mcp` and the node agents' routes (`/agent/…`) take only a bearer
+ *    credential, never the cookie, so they need no such header.
  */
 export function requestGuard(allowed: AllowedHosts): MiddlewareHandler {
   return async (c, next) => {
@@ -30,6 +31,7 @@ export function requestGuard(allowed: AllowedHosts): MiddlewareHandler {
     const path = c.req.path;
     const isApi = path === "/api" || path.startsWith("/api/");
     const isMcp = path === "/mcp";
+    const isAgent = path.startsWith("/agent/");
     if (isApi) {
       const query = new URL(c.req.url).searchParams;
       if (CREDENTIAL_PARAMETERS.some((name) => query.has(name)))
@@ -46,7 +48,7 @@ export function requestGuard(allowed: AllowedHosts): MiddlewareHandler {
       !sameSite(c.req.header("origin"), c.req.header("sec-fetch-site"), host, allowed)
     )
       return apiError(c, 403, "origin_not_allowed", "the request comes from another site");
-    if (changesState && !isMcp && c.req.header(CSRF_HEADER) === undefined)
+    if (changesState && !isMcp && !isAgent && c.req.header(CSRF_HEADER) === undefined)
       return apiError(c, 403, "csrf_missing", `a state-changing request needs the ${CSRF_HEADER} header`);
     return next();
   };
