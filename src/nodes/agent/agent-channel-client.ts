@@ -127,6 +127,7 @@ export class AgentChannelClient {
     });
     this.#socket = socket;
     let alive = true;
+    let lastError: string | undefined;
     socket.on("open", () => {
       socket.send(JSON.stringify({ type: "hello", protocol: AGENT_PROTOCOL_VERSION } satisfies AgentMessage));
       this.#ping = setInterval(() => {
@@ -167,11 +168,11 @@ export class AgentChannelClient {
       this.#options.onMessage(message);
     });
     socket.on("unexpected-response", (_request, response) => {
-      logger.warn("channel: the controller refused the connection", { status: response.statusCode ?? 0 });
+      lastError = `the controller refused the connection with HTTP ${response.statusCode ?? 0}`;
       socket.terminate();
     });
     socket.on("error", (error) => {
-      logger.warn("channel error", { error: describeError(error) });
+      lastError = describeError(error);
     });
     socket.on("close", (code) => {
       clearInterval(this.#ping);
@@ -185,7 +186,12 @@ export class AgentChannelClient {
       if (this.#closed) return;
       const delay = backoffDelay(this.#attempt, this.#backoff, this.#random);
       this.#attempt += 1;
-      logger.info("channel: reconnecting", { inMs: delay, attempt: this.#attempt });
+      // One line per attempt, with why the last one failed.
+      logger.info("channel: reconnecting", {
+        inMs: delay,
+        attempt: this.#attempt,
+        ...(lastError !== undefined ? { error: lastError } : {}),
+      });
       this.#retry = setTimeout(() => this.#connect(), delay);
     });
   }
