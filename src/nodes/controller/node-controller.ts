@@ -182,6 +182,36 @@ export class NodeController {
     return { scope, online: scope.filter((name) => this.hub.isOnline(name)) };
   }
 
+  /**
+   * Removes a node: its credential stops working and its open channel is closed at once (its
+   * runs in flight end `interrupted`). `node_not_found`.
+   */
+  async removeNode(name: string): Promise<NodeEntry> {
+    const removed = await this.registry.remove(name);
+    this.hub.disconnect(name, "removed");
+    return removed;
+  }
+
+  /**
+   * Asks a node to sync now: `sync-skills` down its channel (`sent` false when it has none
+   * open; the agent also syncs every minute and on connecting). `node_not_found`.
+   */
+  syncNode(name: string): { readonly node: NodeEntry; readonly sent: boolean } {
+    const node = this.registry.get(name);
+    if (node === undefined) {
+      const known = this.registry.list().map((entry) => entry.name);
+      throw new NodeError(
+        "node_not_found",
+        `no node is named ${name}; known nodes: ${known.join(", ") || "none"}`,
+        {
+          name,
+          known,
+        },
+      );
+    }
+    return { node, sent: this.hub.sync(name) };
+  }
+
   /** Closes every channel; runs in flight end `interrupted`. */
   close(): void {
     this.hub.close();

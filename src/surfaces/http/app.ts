@@ -4,6 +4,7 @@ import { auditRoutes } from "./routes/audit.js";
 import { chatsRoutes } from "./routes/chats.js";
 import { filesRoutes } from "./routes/files.js";
 import { importRoutes } from "./routes/import.js";
+import { nodesRoutes } from "./routes/nodes.js";
 import { routeApp } from "./routes/owner-route-app.js";
 import { reviewRoutes } from "./routes/review.js";
 import { runsRoutes } from "./routes/runs.js";
@@ -32,6 +33,7 @@ export function createApiApp(context: ServerContext): OpenAPIHono {
   api.route("/", chatsRoutes(context));
   api.route("/", auditRoutes(context));
   api.route("/", runsRoutes(context));
+  api.route("/", nodesRoutes(context));
   api.doc31("/openapi.json", { openapi: "3.1.0", info: OPENAPI_INFO });
   return api;
 }
