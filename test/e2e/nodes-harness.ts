@@ -3,6 +3,8 @@ import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach } from "vitest";
+import type { NodeRunMessage, NodeRunOutcome } from "../../src/nodes/protocol.js";
+import { hashSkillFolder } from "../../src/skill/content-hash.js";
 import { eventually } from "../helpers/eventually.js";
 import { startTestServer, type TestServer, type TestServerFolders } from "../helpers/http-server.js";
 import { makeTree, writeSkill } from "../helpers/skill-tree.js";
@@ -38,9 +40,47 @@ export function writeNodeSkill(
   });
 }
 
-/** The controller, with the skills `prepare` writes and no built-ins. */
-export function startController(prepare: (folders: TestServerFolders) => void): Promise<TestServer> {
-  return startTestServer({ prepare, builtins: false });
+/** The controller, with the skills `prepare` writes, no built-ins, and `configYaml` when given. */
+export function startController(
+  prepare: (folders: TestServerFolders) => void,
+  configYaml?: string,
+): Promise<TestServer> {
+  return startTestServer({ prepare, builtins: false, ...(configYaml !== undefined ? { configYaml } : {}) });
+}
+
+/** The content hash of a skill folder on the controller. */
+export function hashOf(folder: string): string {
+  const hash = hashSkillFolder(folder).hash;
+  if (hash === undefined) throw new Error(`${folder} has no hash`);
+  return hash;
+}
+
+/**
+ * Sends one raw run message down a node's channel through the controller's hub, as the
+ * NodeRunner would, and resolves with the agent's `run-ended` outcome: how a test shows what
+ * the agent itself refuses, whatever the controller would have checked first.
+ */
+export function rawRun(
+  server: TestServer,
+  node: string,
+  message: Omit<NodeRunMessage, "type" | "arguments" | "timeoutMs" | "maxOutputBytes"> &
+    Partial<Pick<NodeRunMessage, "arguments">>,
+): Promise<NodeRunOutcome> {
+  const hub = server.server.context.nodes?.hub;
+  if (hub === undefined) throw new Error("the server has no node hub");
+  return new Promise((resolve, reject) => {
+    const sent = hub.startRun(
+      node,
+      { type: "run", arguments: {}, timeoutMs: 30_000, maxOutputBytes: 65_536, ...message },
+      {
+        onMessage: (answer) => {
+          if (answer.type === "run-ended") resolve(answer.outcome);
+        },
+        onGone: (why) => reject(new Error(`the run ended without run-ended: ${why}`)),
+      },
+    );
+    if (!sent) reject(new Error(`${node} has no open channel`));
+  });
 }
 
 /** Adds a node on the controller (`POST /api/nodes`) and returns its one-time enrolment token. */
