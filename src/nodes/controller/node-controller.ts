@@ -1,10 +1,11 @@
 import type { NodesConfig } from "../../config/nodes-config.js";
 import { skillAllowedOn } from "../../config/nodes-config.js";
-import type { Clock } from "../../core/clock.js";
+import { type Clock, systemClock } from "../../core/clock.js";
 import { hashSkillFolder } from "../../skill/content-hash.js";
 import type { ExecutionMode } from "../../skill/governance.js";
 import type { Skill } from "../../skill/skill.js";
 import type { SignedSkillsManifest } from "../protocol.js";
+import { LiveStateWriter } from "./live-state-file.js";
 import { NodeError } from "./node-errors.js";
 import { NodeHub } from "./node-hub.js";
 import { type NodeEntry, NodeRegistry } from "./node-registry.js";
@@ -30,8 +31,10 @@ export interface NodePackaging {
   buildManifest(node: string, skills: readonly ManifestSkillInput[]): Promise<SignedSkillsManifest>;
   /** The bytes of the package of `name@hash`, or undefined when none was built. */
   readPackage(name: string, hash: string): Promise<Uint8Array | undefined>;
-  /** The sequence the next manifest would carry at least (for heartbeat answers); 0 when unknown. */
+  /** The last sequence issued (0 before the first). */
   currentSequence(): number;
+  /** Removes every package whose `name@hash` is not in `keep` (what current manifests list). */
+  prune?(keep: ReadonlySet<string>): Promise<void>;
 }
 
 /** What the controller reads of the catalog at each use: the offered skills and the configuration's scope. */
@@ -74,20 +77,32 @@ export class NodeController {
   readonly registry: NodeRegistry;
   readonly hub: NodeHub;
   readonly runner: NodeRunner;
+  readonly #live: LiveStateWriter;
   #catalog: ControllerCatalog | undefined;
   #packaging: NodePackaging | undefined;
+  /** Per node: the sequence of the last manifest issued to it, and which `name@hash` it listed. */
+  readonly #issued = new Map<string, { readonly sequence: number; readonly listed: string }>();
 
   constructor(options: NodeControllerOptions) {
     this.registry = new NodeRegistry({
       dataFolder: options.dataFolder,
       ...(options.clock !== undefined ? { clock: options.clock } : {}),
     });
+    const onChange = options.onChange;
     this.hub = new NodeHub({
       registry: this.registry,
       ...(options.clock !== undefined ? { clock: options.clock } : {}),
       ...(options.tickMs !== undefined ? { tickMs: options.tickMs } : {}),
-      ...(options.onChange !== undefined ? { onChange: options.onChange } : {}),
+      onChange: (name) => {
+        this.#live.changed();
+        onChange?.(name);
+      },
+      onTick: () => this.#live.refresh(),
     });
+    // Another process's `skillgate nodes list` reads the live state from this file.
+    this.#live = new LiveStateWriter(options.dataFolder, options.clock ?? systemClock, () =>
+      this.hub.states(),
+    );
     this.runner = new NodeRunner({
       hub: this.hub,
       allowedOn: (skill, node) => {
@@ -96,6 +111,13 @@ export class NodeController {
       },
       ...(options.syncWaitMs !== undefined ? { syncWaitMs: options.syncWaitMs } : {}),
     });
+  }
+
+  /** The server's URL, once it listens: written to the live-state file for `skillgate nodes add`. */
+  setControllerUrl(url: string): void {
+    this.#live.url = url;
+    // Written now, not coalesced: a CLI started right after the server reads the URL from it.
+    this.#live.write(true);
   }
 
   /** Gives the controller the server's catalog and the packaging; until then manifests are refused. */
@@ -125,9 +147,17 @@ export class NodeController {
     return this.#requirePackaging().publicKeyPem();
   }
 
-  /** A freshly signed manifest for `node`. */
-  manifest(node: NodeEntry): Promise<SignedSkillsManifest> {
-    return this.#requirePackaging().buildManifest(node.name, this.skillsFor(node));
+  /**
+   * A freshly signed manifest for `node`. Afterwards the packages no node's manifest lists
+   * any more are pruned (best effort).
+   */
+  async manifest(node: NodeEntry): Promise<SignedSkillsManifest> {
+    const packaging = this.#requirePackaging();
+    const skills = this.skillsFor(node);
+    const signed = await packaging.buildManifest(node.name, skills);
+    this.#issued.set(node.name, { sequence: sequenceOf(signed), listed: listedKey(skills) });
+    void this.#prune(packaging).catch(() => undefined);
+    return signed;
   }
 
   /**
@@ -164,9 +194,16 @@ export class NodeController {
     return bytes;
   }
 
-  /** The sequence a heartbeat answer carries. */
-  manifestSequence(): number {
-    return this.#packaging?.currentSequence() ?? 0;
+  /**
+   * The sequence a heartbeat of `node` is answered with: the one last issued to it while its
+   * skills are unchanged since (the agent is up to date), or one above the last issued
+   * anywhere when they changed (the agent is behind and syncs).
+   */
+  manifestSequence(node: NodeEntry): number {
+    const current = this.#packaging?.currentSequence() ?? 0;
+    const issued = this.#issued.get(node.name);
+    if (issued !== undefined && issued.listed === listedKey(this.skillsFor(node))) return issued.sequence;
+    return current + 1;
   }
 
   /** Which (role `node`) nodes may run `skill`, and which of them are online. */
@@ -189,6 +226,7 @@ export class NodeController {
   async removeNode(name: string): Promise<NodeEntry> {
     const removed = await this.registry.remove(name);
     this.hub.disconnect(name, "removed");
+    this.#live.changed();
     return removed;
   }
 
@@ -212,9 +250,19 @@ export class NodeController {
     return { node, sent: this.hub.sync(name) };
   }
 
-  /** Closes every channel; runs in flight end `interrupted`. */
+  /** Closes every channel; runs in flight end `interrupted`; the live-state file says the server stopped. */
   close(): void {
     this.hub.close();
+    this.#live.close();
+  }
+
+  /** Prunes packages no registered node's manifest lists now. */
+  async #prune(packaging: NodePackaging): Promise<void> {
+    if (packaging.prune === undefined) return;
+    const keep = new Set<string>();
+    for (const entry of this.registry.list())
+      for (const skill of this.skillsFor(entry)) keep.add(`${skill.name}@${skill.hash}`);
+    await packaging.prune(keep);
   }
 
   #requirePackaging(): NodePackaging {
@@ -223,5 +271,22 @@ export class NodeController {
         reason: "not_ready",
       });
     return this.#packaging;
+  }
+}
+
+/** The `name@hash` list of a manifest's skills, to tell whether a node's set changed. */
+function listedKey(skills: readonly ManifestSkillInput[]): string {
+  return skills.map((skill) => `${skill.name}@${skill.hash}`).join(",");
+}
+
+/** The sequence inside a signed manifest's payload (0 when it cannot be read). */
+function sequenceOf(signed: SignedSkillsManifest): number {
+  try {
+    const manifest = JSON.parse(Buffer.from(signed.payload, "base64").toString("utf8")) as {
+      sequence?: unknown;
+    };
+    return typeof manifest.sequence === "number" ? manifest.sequence : 0;
+  } catch {
+    return 0;
   }
 }

@@ -65,6 +65,8 @@ export interface NodeHubOptions {
   readonly tickMs?: number | false;
   /** Told whenever a node's state changes (online, offline, heartbeat, runs). */
   readonly onChange?: (name: string) => void;
+  /** Called after every {@link NodeHub.tick}. */
+  readonly onTick?: () => void;
 }
 
 interface Live {
@@ -96,6 +98,7 @@ export class NodeHub {
   readonly #live = new Map<string, Live>();
   readonly #waiters = new Map<string, Set<HeldWaiter>>();
   readonly #onChange: ((name: string) => void) | undefined;
+  readonly #onTick: (() => void) | undefined;
   readonly #timer: ReturnType<typeof setInterval> | undefined;
   #closed = false;
 
@@ -103,6 +106,7 @@ export class NodeHub {
     this.registry = options.registry;
     this.#clock = options.clock ?? systemClock;
     this.#onChange = options.onChange;
+    this.#onTick = options.onTick;
     const tickMs = options.tickMs ?? 1000;
     if (tickMs !== false) {
       this.#timer = setInterval(() => this.tick(), tickMs);
@@ -300,6 +304,7 @@ export class NodeHub {
         live.syncRequestedAt = entry.syncRequestedAt;
       }
     }
+    this.#onTick?.();
   }
 
   /** Closes every channel (the server is stopping); runs in flight end `interrupted`. */

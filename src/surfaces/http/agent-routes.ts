@@ -102,7 +102,7 @@ export function agentRoutes(nodes: NodeController, attempts: LoginAttempts): Hon
         );
       const node = c.get("node");
       nodes.hub.heartbeat(node.name, beat);
-      const answer: HeartbeatResponse = { manifestSequence: nodes.manifestSequence() };
+      const answer: HeartbeatResponse = { manifestSequence: nodes.manifestSequence(node) };
       return c.json(answer, 200);
     },
   );

@@ -147,7 +147,10 @@ async function listen(
   const catalog = host.skillgate.catalog;
   nodes.attach(
     { skills: () => catalog.discover().skills, nodesConfig: () => catalog.config.nodes },
-    options.nodePackaging ?? (await defaultNodePackaging(catalog.folders.data)),
+    options.nodePackaging ??
+      defaultNodePackaging(catalog.folders.data, {
+        expiryMs: catalog.config.nodes.manifestTtlSeconds * 1000,
+      }),
   );
   const context: ServerContext = { host, store, events, logger, nodes };
   const requests = new InFlight();
@@ -186,6 +189,7 @@ async function listen(
   });
   handle = getRequestListener(app.fetch, { overrideGlobalObjects: false });
   const url = `http://${urlHost(bindHost)}:${port}/`;
+  nodes.setControllerUrl(url.replace(/\/$/, ""));
   let closing: Promise<void> | undefined;
   const stop = async (): Promise<void> => {
     requests.stopping = true;

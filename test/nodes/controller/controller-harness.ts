@@ -1,15 +1,12 @@
-import { createHash, generateKeyPairSync, sign } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { WebSocket } from "ws";
-import type { ManifestSkillInput, NodePackaging } from "../../../src/nodes/controller/node-controller.js";
 import {
   AGENT_ROUTES,
   type AgentMessage,
   type ControllerMessage,
   type Heartbeat,
   type NodeRunMessage,
-  type SkillsManifest,
 } from "../../../src/nodes/protocol.js";
 import { eventually } from "../../helpers/eventually.js";
 import { startTestServer, type TestServer, type TestServerOptions } from "../../helpers/http-server.js";
@@ -20,51 +17,6 @@ import { startTestServer, type TestServer, type TestServerOptions } from "../../
  * scripted: a test says what each one answers. The two-real-agents end-to-end tests are in
  * test/e2e/.
  */
-
-/** A stand-in for the package store and manifest signer: a fresh Ed25519 key, one small package per name@hash. */
-export class TestPackaging implements NodePackaging {
-  readonly #keys = generateKeyPairSync("ed25519");
-  #sequence = 0;
-  readonly built = new Map<string, Uint8Array>();
-
-  async publicKeyPem(): Promise<string> {
-    return this.#keys.publicKey.export({ type: "spki", format: "pem" }).toString();
-  }
-
-  async buildManifest(node: string, skills: readonly ManifestSkillInput[]) {
-    this.#sequence += 1;
-    const listed = skills.map((skill) => {
-      const bytes = Buffer.from(`package of ${skill.name}@${skill.hash}`);
-      this.built.set(`${skill.name}@${skill.hash}`, bytes);
-      return {
-        name: skill.name,
-        hash: skill.hash,
-        sha256: createHash("sha256").update(bytes).digest("hex"),
-        size: bytes.length,
-      };
-    });
-    const manifest: SkillsManifest = {
-      node,
-      sequence: this.#sequence,
-      issuedAt: new Date().toISOString(),
-      expiresAt: new Date(Date.now() + 600_000).toISOString(),
-      skills: listed,
-    };
-    const payload = Buffer.from(JSON.stringify(manifest));
-    return {
-      payload: payload.toString("base64"),
-      signature: sign(null, payload, this.#keys.privateKey).toString("base64"),
-    };
-  }
-
-  async readPackage(name: string, hash: string): Promise<Uint8Array | undefined> {
-    return this.built.get(`${name}@${hash}`);
-  }
-
-  currentSequence(): number {
-    return this.#sequence;
-  }
-}
 
 /** Writes a skill of the given execution mode into the test server's project skills. */
 export function writeModeSkill(
@@ -83,11 +35,10 @@ export function writeModeSkill(
   return folder;
 }
 
-/** A controller with skills `remote` (node), `boxed` (sandbox) and `local-one` (local), and the test packaging. */
+/** A controller with skills `remote` (node), `boxed` (sandbox) and `local-one` (local); real packages and manifests. */
 export async function startController(
   options: TestServerOptions & { syncWaitMs?: number } = {},
-): Promise<{ server: TestServer; packaging: TestPackaging }> {
-  const packaging = new TestPackaging();
+): Promise<{ server: TestServer }> {
   const server = await startTestServer({
     builtins: false,
     ...options,
@@ -98,12 +49,11 @@ export async function startController(
       await options.prepare?.(folders);
     },
     server: {
-      nodePackaging: packaging,
       ...(options.syncWaitMs !== undefined ? { nodeSyncWaitMs: options.syncWaitMs } : {}),
       ...options.server,
     },
   });
-  return { server, packaging };
+  return { server };
 }
 
 /** Adds `name` on the controller and enrols it over the agent route; returns its credential. */

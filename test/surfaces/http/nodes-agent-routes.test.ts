@@ -1,7 +1,9 @@
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
+import { verifyManifest } from "../../../src/nodes/manifest/verify-manifest.js";
 import { AGENT_ROUTES, type SignedSkillsManifest, type SkillsManifest } from "../../../src/nodes/protocol.js";
 import { hashSkillFolder } from "../../../src/skill/content-hash.js";
 import {
@@ -99,6 +101,51 @@ describe("the agent routes", () => {
     );
   });
 
+  it("signs manifests with the key enrolment hands out; packages match their SHA-256; heartbeats say when to sync", async () => {
+    const { server } = await startController();
+    const { token } = (await server.server.context.nodes?.registry.add("lab01")) ?? { token: "" };
+    const enrolled = await fetch(`${server.origin}${AGENT_ROUTES.enrol}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ name: "lab01", token }),
+    });
+    const { credential, controllerPublicKey } = (await enrolled.json()) as {
+      credential: string;
+      controllerPublicKey: string;
+    };
+    const signed = JSON.parse((await server.raw("GET", AGENT_ROUTES.manifest, bearer(credential))).body);
+    const verdict = verifyManifest(signed, controllerPublicKey, {
+      node: "lab01",
+      lastSequence: 0,
+      now: Date.now(),
+    });
+    expect(verdict.ok).toBe(true);
+    const manifest = manifestOf(signed);
+    const remote = manifest.skills.find((skill) => skill.name === "remote");
+    const fetched = await fetch(`${server.origin}${AGENT_ROUTES.packages}/remote@${remote?.hash}`, {
+      headers: bearer(credential),
+    });
+    const bytes = Buffer.from(await fetched.arrayBuffer());
+    expect(fetched.headers.get("content-type")).toBe("application/gzip");
+    expect(bytes.length).toBe(remote?.size);
+    expect(createHash("sha256").update(bytes).digest("hex")).toBe(remote?.sha256);
+    const beat = async () =>
+      JSON.parse(
+        (
+          await server.raw(
+            "POST",
+            AGENT_ROUTES.heartbeat,
+            { ...bearer(credential), "Content-Type": "application/json" },
+            JSON.stringify(heartbeatBody()),
+          )
+        ).body,
+      ).manifestSequence as number;
+    // Up to date: the sequence it holds. After an edit: above it, so the agent syncs.
+    expect(await beat()).toBe(manifest.sequence);
+    writeModeSkill(server.folders.skills, "remote", "node", "echo edited\n");
+    expect(await beat()).toBeGreaterThan(manifest.sequence);
+  });
+
   it("serves a package only from the calling node's current manifest, and refuses a stale hash", async () => {
     const { server } = await startController({ configYaml: "nodes:\n  skills:\n    boxed: [lab02]\n" });
     const lab01 = await enrol(server, "lab01");
@@ -122,7 +169,7 @@ describe("the agent routes", () => {
     const stale = await server.raw("GET", path("remote", remote?.hash ?? ""), bearer(lab02));
     expect(stale.status).toBe(404);
     expect(JSON.parse(stale.body).error.data.reason).toBe("package_stale");
-    for (const reference of ["remote", "remote@abc", "../x@" + "a".repeat(64), `REMOTE@${"a".repeat(64)}`]) {
+    for (const reference of ["remote", "remote@abc", `../x@${"a".repeat(64)}`, `REMOTE@${"a".repeat(64)}`]) {
       const answer = await server.raw(
         "GET",
         `${AGENT_ROUTES.packages}/${encodeURIComponent(reference)}`,
