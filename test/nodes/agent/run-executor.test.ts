@@ -209,6 +209,27 @@ describe("RunExecutor", () => {
     expect(seen[0]?.limits.timeoutMs).toBe(60 * 60 * 1000);
   });
 
+  it("sends a .cs script to dotnet on the host; without dotnet it is refused with a code (language_unavailable)", async () => {
+    const tree = runnerTree();
+    const folder = writeSkillFolder(tree.skills, "sharp", {
+      "scripts/hello.cs": 'System.Console.WriteLine("hi");\n',
+    });
+    const hash = hashOf(folder);
+    const { executor, sent } = setup({ copies: { [`sharp@${hash}`]: folder } });
+    const message = runMessage("sharp", hash, "scripts/hello.cs");
+    const previous = process.env.PATH;
+    // A PATH with no dotnet on it, whatever the machine running the suite has installed.
+    process.env.PATH = "/nonexistent";
+    try {
+      await executor.handle(message);
+    } finally {
+      process.env.PATH = previous;
+    }
+    const outcome = ended(sent, message.requestId);
+    expect(outcome).toMatchObject({ status: "refused", code: "language_unavailable" });
+    expect(outcome.message).toMatch(/^HOST: scripts\/hello\.cs is a C# script and needs the \.NET SDK/);
+  });
+
   const hostile: readonly [string, Partial<NodeRunMessage>][] = [
     ["a hash that is not 64 hex", { hash: "abc" }],
     ["a script with ..", { script: "../outside.py" }],
