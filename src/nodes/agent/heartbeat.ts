@@ -29,6 +29,7 @@ export class HeartbeatLoop {
   #failing = false;
   #stopped = true;
   #lastSent = "";
+  #soon: NodeJS.Timeout | undefined;
 
   constructor(options: HeartbeatLoopOptions) {
     this.#options = options;
@@ -45,6 +46,20 @@ export class HeartbeatLoop {
   changed(): void {
     if (this.#stopped) return;
     if (JSON.stringify(this.#options.current()) !== this.#lastSent) this.beat();
+  }
+
+  /**
+   * {@link changed} after `delayMs`, once however often it is called meanwhile: for changes
+   * the controller already knows from the channel (a run started or ended), so a burst of
+   * short runs costs one beat, not two per run.
+   */
+  changedSoon(delayMs = 1000): void {
+    if (this.#stopped || this.#soon !== undefined) return;
+    this.#soon = setTimeout(() => {
+      this.#soon = undefined;
+      this.changed();
+    }, delayMs);
+    this.#soon.unref();
   }
 
   /** A beat now (or right after the one being sent). */
@@ -72,6 +87,7 @@ export class HeartbeatLoop {
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    clearTimeout(this.#soon);
     await this.#sending;
   }
 

@@ -128,7 +128,8 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<Running
     send: (message) => void channel.send(message),
     logger,
     ...(options.mode !== undefined ? { mode: options.mode } : {}),
-    onRunsChanged: () => heartbeat?.changed(),
+    // The controller sees runs start and end on the channel; the beat that lists them can wait a moment.
+    onRunsChanged: () => heartbeat?.changedSoon(),
   });
   const current = (): Heartbeat => ({
     features: features.features,
