@@ -1,3 +1,4 @@
+import { isForbiddenKey } from "../core/safe-json.js";
 import { bounded, mapping, unknownKeys } from "./config-fields.js";
 
 /** The `nodes` section of config.yaml (docs/nodes.md, "The controller"). */
@@ -20,9 +21,10 @@ const BOUNDS = { manifestTtlSeconds: { min: 60, max: 7 * 24 * 3600 } } as const;
 export function readNodesConfig(section: Record<string, unknown>, problems: string[]): NodesConfig {
   unknownKeys(section, "nodes", ["skills", "manifest_ttl_seconds"], problems);
   const skills = mapping(section, "skills", "nodes", problems);
-  const scoped: Record<string, readonly string[]> = Object.create(null);
+  const scoped: Record<string, readonly string[]> = {};
   for (const [skill, nodes] of Object.entries(skills)) {
-    if (Array.isArray(nodes) && nodes.every((node) => typeof node === "string" && node.length > 0))
+    if (isForbiddenKey(skill)) problems.push(`"nodes.skills.${skill}" is not a skill name`);
+    else if (Array.isArray(nodes) && nodes.every((node) => typeof node === "string" && node.length > 0))
       scoped[skill] = [...nodes];
     else problems.push(`"nodes.skills.${skill}" must be a list of node names`);
   }

@@ -78,6 +78,7 @@ describe("loadConfig", () => {
       },
       extensions: { project: false, paths: [], hooks: { timeoutSeconds: 10, maxOutputBytes: 65536 } },
       notifications: { timeoutSeconds: 5, channels: [] },
+      nodes: { skills: {}, manifestTtlSeconds: 600 },
     });
   });
 
@@ -135,6 +136,7 @@ describe("parseConfig", () => {
       packages: DEFAULT_CONFIG.packages,
       extensions: DEFAULT_CONFIG.extensions,
       notifications: DEFAULT_CONFIG.notifications,
+      nodes: DEFAULT_CONFIG.nodes,
     });
   });
 

@@ -7,7 +7,7 @@ import type { Skill } from "../../skill/skill.js";
 import type { SignedSkillsManifest } from "../protocol.js";
 import { LiveStateWriter } from "./live-state-file.js";
 import { NodeError } from "./node-errors.js";
-import { NodeHub } from "./node-hub.js";
+import { NodeHub, type NodeState } from "./node-hub.js";
 import { type NodeEntry, NodeRegistry } from "./node-registry.js";
 import { NodeRunner } from "./node-runner.js";
 import type { NodeRole } from "./registry-file.js";
@@ -82,6 +82,8 @@ export class NodeController {
   #packaging: NodePackaging | undefined;
   /** Per node: the sequence of the last manifest issued to it, and which `name@hash` it listed. */
   readonly #issued = new Map<string, { readonly sequence: number; readonly listed: string }>();
+  /** Per node: what was last told to `onChange` listeners. */
+  readonly #published = new Map<string, string>();
 
   constructor(options: NodeControllerOptions) {
     this.registry = new NodeRegistry({
@@ -95,6 +97,11 @@ export class NodeController {
       ...(options.tickMs !== undefined ? { tickMs: options.tickMs } : {}),
       onChange: (name) => {
         this.#live.changed();
+        // A heartbeat that changes nothing a person sees is not an event: pages would refetch every 15 s per node.
+        const state = this.hub.state(name);
+        const seen = state === undefined ? "gone" : signatureOf(state);
+        if (this.#published.get(name) === seen) return;
+        this.#published.set(name, seen);
         onChange?.(name);
       },
       onTick: () => this.#live.refresh(),
@@ -289,4 +296,16 @@ function sequenceOf(signed: SignedSkillsManifest): number {
   } catch {
     return 0;
   }
+}
+
+/** What of a node's state a list shows, as one string to compare. */
+function signatureOf(state: NodeState): string {
+  return JSON.stringify([
+    state.online,
+    state.connected,
+    state.runsInFlight,
+    state.features,
+    state.skills,
+    state.sandbox,
+  ]);
 }

@@ -30,6 +30,7 @@ export function subscribeToEvents(listener: ServerEventListener): () => void {
     "approval-requested",
     "approval-settled",
     "call-finished",
+    "node-changed",
   ]) {
     source.addEventListener(type, handle as EventListener);
   }
