@@ -146,11 +146,8 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<Running
     logger,
     ...(options.heartbeatMs !== undefined ? { intervalMs: options.heartbeatMs } : {}),
     onResponse: (response) => {
-      if (response.manifestSequence < cache.lastSequence())
-        logger.warn("the controller's manifest sequence is behind the last one this node accepted", {
-          controller: response.manifestSequence,
-          accepted: cache.lastSequence(),
-        });
+      // The controller answers with a higher sequence than this node's last once its skills changed.
+      if (response.manifestSequence > cache.lastSequence()) void sync("heartbeat");
     },
   });
   await sync("start");
