@@ -99,7 +99,25 @@ export class RunExecutor {
       logger.warn("run refused: its request id is not valid");
       return;
     }
-    if (!this.#seen.record(requestId)) {
+    let first: boolean;
+    try {
+      first = this.#seen.record(requestId);
+    } catch (error) {
+      // Not on disk, not run: a restart could not tell it ran.
+      logger.warn("run refused: its request id could not be recorded", {
+        requestId,
+        error: describeError(error),
+      });
+      this.#end(
+        requestId,
+        refusal(
+          "request_not_recorded",
+          `this node could not record request ${requestId} before running it, so it did not run; tell the node's owner (its data folder may be full or read-only).`,
+        ),
+      );
+      return;
+    }
+    if (!first) {
       logger.warn("run refused: its request id was seen before", { requestId });
       this.#end(
         requestId,

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type AgentRunner, createAgentRunner } from "../../../src/nodes/agent/agent-runner.js";
@@ -131,6 +131,19 @@ describe("RunExecutor", () => {
     sent.length = 0;
     await make().handle(message);
     expect(ended(sent, "req-fixed-1")).toMatchObject({ status: "refused", code: "request_replayed" });
+    expect(sent.some((m) => m.type === "run-started")).toBe(false);
+  });
+
+  it("refuses a run whose request id cannot be recorded first (request_not_recorded); nothing starts", async () => {
+    const tree = runnerTree();
+    const folder = writeSkillFolder(tree.skills, "unrecorded", { "scripts/u.py": "print('ran')\n" });
+    const hash = hashOf(folder);
+    const { executor, sent, agentFolder } = setup({ copies: { [`unrecorded@${hash}`]: folder } });
+    // A folder where the ids file goes: the atomic rename onto it fails.
+    mkdirSync(join(agentFolder, SEEN_REQUESTS_FILE));
+    const message = runMessage("unrecorded", hash, "scripts/u.py");
+    await executor.handle(message);
+    expect(ended(sent, message.requestId)).toMatchObject({ status: "refused", code: "request_not_recorded" });
     expect(sent.some((m) => m.type === "run-started")).toBe(false);
   });
 
