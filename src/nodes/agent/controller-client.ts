@@ -175,7 +175,12 @@ async function requestController(url: string, spec: RequestSpec): Promise<Buffer
   const timeoutMs = spec.timeoutMs ?? DEFAULT_CONTROLLER_TIMEOUT_MS;
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
-  const headers: Record<string, string> = { accept: "application/json, application/gzip" };
+  // identity: a package is already gzip, and its SHA-256 is over those bytes; an HTTP layer
+  // that compressed it again would have fetch hand back other bytes.
+  const headers: Record<string, string> = {
+    accept: "application/json, application/gzip",
+    "accept-encoding": "identity",
+  };
   if (spec.credential !== undefined) headers.authorization = `Bearer ${spec.credential}`;
   if (spec.body !== undefined) headers["content-type"] = "application/json";
   const send = (): Promise<Response> =>

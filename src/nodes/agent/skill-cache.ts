@@ -133,6 +133,20 @@ export class SkillCache {
     return this.prune(keep);
   }
 
+  /**
+   * Drops a held copy that no longer hashes to its hash (the run path found it changed on
+   * disk): it leaves the held set and is removed, so the next sync downloads it again.
+   * Returns false when `name@hash` was not held.
+   */
+  discard(name: string, hash: string): boolean {
+    if (this.#state.skills[name] !== hash) return false;
+    const skills = { ...this.#state.skills };
+    delete skills[name];
+    this.#writeState({ sequence: this.#state.sequence, skills });
+    removeTree(this.#pathOf(name, hash));
+    return true;
+  }
+
   /** Records an accepted sequence without changing the held set (a sync that did not complete). */
   recordSequence(sequence: number): void {
     if (sequence <= this.#state.sequence) return;

@@ -79,11 +79,16 @@ export class SkillSync {
     this.#clock = options.clock ?? systemClock;
   }
 
-  /** Runs a sync, or joins the one running. Never throws for a refused manifest or package. */
+  /**
+   * Runs a sync, or joins the one running. Never throws: a refused or unreachable manifest,
+   * or the cache's own folder failing (`io_error`), is the report's `manifestError`.
+   */
   sync(): Promise<SyncReport> {
-    this.#running ??= this.#sync().finally(() => {
-      this.#running = undefined;
-    });
+    this.#running ??= this.#sync()
+      .catch((error: unknown) => refusedReport(error, "io_error"))
+      .finally(() => {
+        this.#running = undefined;
+      });
     return this.#running;
   }
 
@@ -93,14 +98,14 @@ export class SkillSync {
     try {
       signed = await transport.manifest();
     } catch (error) {
-      return refusedReport(error);
+      return refusedReport(error, "controller_unreachable");
     }
     const verdict = verifyManifest(signed, this.#options.controllerPublicKey, {
       node: this.#options.node,
       lastSequence: cache.lastSequence(),
       now: this.#clock.now(),
     });
-    if (!verdict.ok) return refusedReport(verdict.error);
+    if (!verdict.ok) return refusedReport(verdict.error, "manifest_invalid");
     const manifest = verdict.manifest;
     const missing = manifest.skills.filter((skill) => !cache.has(skill.name, skill.hash));
     const failed: FailedPackage[] = [];
@@ -163,8 +168,9 @@ export class SkillSync {
   }
 }
 
-function refusedReport(error: unknown): SyncReport {
-  const code = isSkillgateError(error) ? error.code : "controller_unreachable";
+/** A sync that held nothing new: `fallback` is the code of an error that carries none. */
+function refusedReport(error: unknown, fallback: string): SyncReport {
+  const code = isSkillgateError(error) ? error.code : fallback;
   const message = error instanceof Error ? error.message : String(error);
   return {
     ok: false,

@@ -175,6 +175,10 @@ export class PackageStore {
    * on disk and is replaced. This is the one build per `name@hash` a process makes.
    */
   async #build(source: PackageSource): Promise<StoredPackage> {
+    // A build is synchronous (snapshot, hash, gzip: milliseconds for a skill, seconds for a
+    // first manifest of hundreds); yielding first lets the controller answer heartbeats and
+    // runs between two builds.
+    await new Promise((resolve) => setImmediate(resolve));
     const built = buildVerifiedPackage(this.#snapshots, source, this.#limits);
     await makeFolder(this.folder);
     const path = this.pathOf(source.name, source.hash);
