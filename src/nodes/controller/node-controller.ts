@@ -1,7 +1,6 @@
 import type { NodesConfig } from "../../config/nodes-config.js";
 import { skillAllowedOn } from "../../config/nodes-config.js";
 import { type Clock, systemClock } from "../../core/clock.js";
-import { hashSkillFolder } from "../../skill/content-hash.js";
 import type { ExecutionMode } from "../../skill/governance.js";
 import type { Skill } from "../../skill/skill.js";
 import type { SignedSkillsManifest } from "../protocol.js";
@@ -11,6 +10,7 @@ import { NodeHub, type NodeState } from "./node-hub.js";
 import { type NodeEntry, NodeRegistry } from "./node-registry.js";
 import { NodeRunner } from "./node-runner.js";
 import type { NodeRole } from "./registry-file.js";
+import { SkillHashes } from "./skill-hashes.js";
 
 /** One skill a manifest lists, as the package builder needs it: its verified folder is hashed again there. */
 export interface ManifestSkillInput {
@@ -78,6 +78,7 @@ export class NodeController {
   readonly hub: NodeHub;
   readonly runner: NodeRunner;
   readonly #live: LiveStateWriter;
+  readonly #hashes: SkillHashes;
   #catalog: ControllerCatalog | undefined;
   #packaging: NodePackaging | undefined;
   /** Per node: the sequence of the last manifest issued to it, and which `name@hash` it listed. */
@@ -90,6 +91,8 @@ export class NodeController {
       dataFolder: options.dataFolder,
       ...(options.clock !== undefined ? { clock: options.clock } : {}),
     });
+    // File stamps are compared with the real time, whatever clock the hub runs on.
+    this.#hashes = new SkillHashes();
     const onChange = options.onChange;
     this.hub = new NodeHub({
       registry: this.registry,
@@ -143,7 +146,7 @@ export class NodeController {
     for (const skill of catalog.skills()) {
       if (skill.directory === undefined || !modes.includes(skill.governance.execution)) continue;
       if (!skillAllowedOn(config, skill.name, node.name)) continue;
-      const hash = hashSkillFolder(skill.directory).hash;
+      const hash = this.#hashes.hashOf(skill.directory);
       if (hash !== undefined) chosen.push({ name: skill.name, hash, folder: skill.directory });
     }
     return chosen.sort((a, b) => a.name.localeCompare(b.name));
