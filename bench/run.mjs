@@ -6,7 +6,7 @@
  * today's run and bare bwrap with the same mounts), `--only workspace` (a 1,000-file workspace,
  * read-only and writable with its walks), `--only environments` (a package environment build
  * against a bare pip install), `--only node-sync` (SkillSync of 200 skills against a bare
- * sha256sum + tar -xzf) or `--only ui` (the web UI's first load in Chromium) runs one of
+ * sha256sum + tar -xzf), `--only node-run` (a no-op run on a node agent against the local sandbox) or `--only ui` (the web UI's first load in Chromium) runs one of
  * them (`--scale-total` and `--scale-rounds` size the scale run; `--http-rounds` and
  * `--http-seconds` the `/api/skills` run; `--mounts-rounds`, `--workspace-rounds` and
  * `--environment-rounds` the issue 13 runs; `--ui-rounds` the web UI run).
@@ -38,6 +38,7 @@ const { values } = parseArgs({
     "startup-rounds": { type: "string", default: "15" },
     "environment-rounds": { type: "string", default: "5" },
     "node-sync-rounds": { type: "string", default: "5" },
+    "node-run-rounds": { type: "string", default: "40" },
     "mounts-rounds": { type: "string", default: "30" },
     "workspace-rounds": { type: "string", default: "30" },
     concurrency: { type: "string", default: "100" },
@@ -78,11 +79,12 @@ if (
     "workspace",
     "environments",
     "node-sync",
+    "node-run",
     "ui",
   ].includes(only)
 ) {
   console.error(
-    `--only takes discovery, startup, scale, runners, mcp, http-api, sandbox, mounts, workspace, environments, node-sync or ui, got ${only}`,
+    `--only takes discovery, startup, scale, runners, mcp, http-api, sandbox, mounts, workspace, environments, node-sync, node-run or ui, got ${only}`,
   );
   process.exit(2);
 }
@@ -144,7 +146,8 @@ try {
   }
   console.log(`# skillgate benchmarks\n\nmachine: ${machine}\npackage: ${distFolder()}`);
   const late =
-    only === undefined || ["sandbox", "mounts", "workspace", "environments", "node-sync"].includes(only);
+    only === undefined ||
+    ["sandbox", "mounts", "workspace", "environments", "node-sync", "node-run"].includes(only);
   console.log(`load average (1/5/15 min): ${loadBefore} before${late ? "" : `, ${load()} after`}\n`);
   if (discovery !== undefined) {
     console.log(formatDiscoveryResults(discovery));
@@ -206,6 +209,13 @@ try {
     const nodeSync = await runNodeSyncBenchmark({ rounds: Number(values["node-sync-rounds"]), log });
     raw.nodeSync = nodeSync;
     console.log(`\n${formatNodeSyncResults(nodeSync)}`);
+  }
+  if (only === undefined || only === "node-run") {
+    const { runNodeRunBenchmark, formatNodeRunResults, nodeRunTargetMet } = await import("./node-run.mjs");
+    const nodeRun = await runNodeRunBenchmark({ rounds: Number(values["node-run-rounds"]), log });
+    raw.nodeRun = nodeRun;
+    console.log(`\n${formatNodeRunResults(nodeRun)}`);
+    console.log(nodeRunTargetMet(nodeRun) ? "node run target met" : "MISS: node run target");
   }
   // The header's "after" is read before the sandbox, mounts, workspace and environment runs print.
   if (late) console.log(`\nload average (1/5/15 min) after the last benchmark: ${load()}`);

@@ -6,7 +6,8 @@ import type { RunResult } from "../runners/contract.js";
 import { MAX_ARGUMENT_TEXT_BYTES } from "../tools/arguments.js";
 import { ARGV_TEXTS } from "../tools/call-texts.js";
 import { bootstrapSkillgate } from "./bootstrap.js";
-import type { SkillgateOptions } from "./skillgate.js";
+import { type RunCallScope, withRunCallScope } from "./run-call-scope.js";
+import type { Skillgate, SkillgateOptions } from "./skillgate.js";
 
 /** How an ask is answered: put to a person, approved once, or granted for the skill's hash. */
 export type ApprovalMode = "ask" | "once" | "always";
@@ -80,6 +81,27 @@ export async function runSkillScript(
   options: SkillgateOptions,
   input: RunSkillScriptInput,
 ): Promise<RunSkillScriptOutcome> {
+  const skillgate = await bootstrapSkillgate({
+    ...options,
+    logger: quietRepairs(options.logger ?? silentLogger),
+  });
+  try {
+    return await runSkillScriptOn(skillgate, input);
+  } finally {
+    skillgate.close();
+  }
+}
+
+/**
+ * {@link runSkillScript} on a Skillgate that is already running (a server's, for
+ * `skillgate run --server`): the same turn, tool, policy, approval, grant and audit, with this
+ * run's ask and output kept to this call (app/run-call-scope.ts) while the Skillgate serves
+ * others.
+ */
+export async function runSkillScriptOn(
+  skillgate: Skillgate,
+  input: RunSkillScriptInput,
+): Promise<RunSkillScriptOutcome> {
   let run: RunResult | undefined;
   let unanswerable = false;
   const approve = async (request: ApprovalRequest): Promise<ApprovalAnswer> => {
@@ -94,40 +116,32 @@ export async function runSkillScript(
     }
     return (await input.ask(request)) ? "once" : "decline";
   };
-  const skillgate = await bootstrapSkillgate({
-    ...options,
-    approve,
-    logger: quietRepairs(options.logger ?? silentLogger),
-    observeRuns: {
-      ...(input.onOutput !== undefined ? { onOutput: input.onOutput } : {}),
-      onResult: (_request, result) => {
-        run = result;
-      },
-    },
+  const turn = skillgate.createTurn({
+    chatId: input.chatId ?? "cli",
+    ...(input.signal !== undefined ? { signal: input.signal } : {}),
+    ...(input.workspace !== undefined ? { workspace: input.workspace } : {}),
   });
-  try {
-    const turn = skillgate.createTurn({
-      chatId: input.chatId ?? "cli",
-      ...(input.signal !== undefined ? { signal: input.signal } : {}),
-      ...(input.workspace !== undefined ? { workspace: input.workspace } : {}),
-    });
-    const call: Record<string, unknown> = { skill: input.skill, script: input.script };
-    const callArguments = argumentsWithArgv(input.argumentsText, input.argv);
-    if (callArguments === ARGV_TWICE)
-      return { status: "refused", text: ARGV_TWICE, unanswerable, exitCode: exitCodeFor("refused") };
-    if (callArguments !== undefined) call.arguments = callArguments;
-    if (input.node !== undefined) call.node = input.node;
-    const answer = await turn.call("run_skill_script", call);
-    return {
-      status: answer.status,
-      text: answer.text,
-      ...(run !== undefined ? { run } : {}),
-      unanswerable,
-      exitCode: exitCodeFor(answer.status),
-    };
-  } finally {
-    skillgate.close();
-  }
+  const call: Record<string, unknown> = { skill: input.skill, script: input.script };
+  const callArguments = argumentsWithArgv(input.argumentsText, input.argv);
+  if (callArguments === ARGV_TWICE)
+    return { status: "refused", text: ARGV_TWICE, unanswerable, exitCode: exitCodeFor("refused") };
+  if (callArguments !== undefined) call.arguments = callArguments;
+  if (input.node !== undefined) call.node = input.node;
+  const scope: RunCallScope = {
+    approve,
+    onResult: (result) => {
+      run = result;
+    },
+    ...(input.onOutput !== undefined ? { onOutput: input.onOutput } : {}),
+  };
+  const answer = await withRunCallScope(scope, () => turn.call("run_skill_script", call));
+  return {
+    status: answer.status,
+    text: answer.text,
+    ...(run !== undefined ? { run } : {}),
+    unanswerable,
+    exitCode: exitCodeFor(answer.status),
+  };
 }
 
 /** The refusal when the command-line arguments are given both in `--args` and after `--`. */

@@ -33,6 +33,7 @@ import { type NodeDirectory, storeTools } from "../tools/store-tools.js";
 import { createTurn, type Turn, type TurnOptions } from "../tools/turn.js";
 import { Authoring } from "./authoring.js";
 import { type CatalogSetupOptions, createCatalogSetup } from "./catalog-setup.js";
+import { scopedApprover, scopedRunner } from "./run-call-scope.js";
 
 export { withStoreSource } from "./catalog-setup.js";
 
@@ -143,7 +144,8 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
     policy: policyTableOf(() => catalog.config),
     grants,
     approvals: new ApprovalBook({ clock, ttlMs: catalog.config.policy.approvalTtlSeconds * 1000 }),
-    ...(options.approve !== undefined ? { approve: options.approve } : {}),
+    // A call made inside withRunCallScope (a server's `skillgate run --server`) answers its own ask.
+    approve: scopedApprover(options.approve),
     ...(audit !== undefined ? { audit } : {}),
     outcomes: { recordOutcome: (scope, status) => void openChatLog().recordOutcome(scope, status) },
     hooks: registryHooks(registry),
@@ -217,10 +219,13 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
       ...(result.code !== undefined ? { errorKind: result.code } : {}),
     });
   };
-  const auditedRunner = workspaceAudited(runner, (request, result) => {
-    auditWorkspace(request, result);
-    auditNode(request, result);
-  });
+  // Inside withRunCallScope a run also reports to its own caller (run-call-scope.ts).
+  const auditedRunner = scopedRunner(
+    workspaceAudited(runner, (request, result) => {
+      auditWorkspace(request, result);
+      auditNode(request, result);
+    }),
+  );
   const authoring = new Authoring({ config: () => catalog.config.notifications, logger });
   const authored = (notice: OwnerNotice): void => void authoring.report(notice);
   const packages = packageEnvironmentsOf(data, () => catalog.config, snapshots, auditRefusal);

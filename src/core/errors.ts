@@ -114,7 +114,10 @@ export type ErrorCode =
   | "controller_bad_response"
   | "controller_response_too_large"
   | "controller_key_changed"
-  | "agent_files_invalid";
+  | "agent_files_invalid"
+  // The node agent (skillgate node-agent), see docs/nodes.md.
+  | "node_not_enrolled"
+  | "node_name_mismatch";
 
 /**
  * The mark every {@link SkillgateError} carries, under a registry symbol so it is the same key

@@ -321,11 +321,12 @@ function runStatus(result: RunResult): CallStatus {
 /** The text a model gets back from a run. */
 export function formatRunResult(result: RunResult, limits: RunLimits): string {
   if (result.status === "refused") return result.message ?? SCRIPT_TEXTS.runnerRefused;
+  // A runner's own HOST: text wins for a run it ended (a node that went away names the node).
   const head =
     result.status === "timed_out"
-      ? SCRIPT_TEXTS.timedOut(Math.round(limits.timeoutMs / 1000))
+      ? (result.message ?? SCRIPT_TEXTS.timedOut(Math.round(limits.timeoutMs / 1000)))
       : result.status === "interrupted"
-        ? SCRIPT_TEXTS.interrupted
+        ? (result.message ?? SCRIPT_TEXTS.interrupted)
         : `exit code ${result.exitCode ?? "none"} (${result.status}, ${Math.round(result.durationMs)} ms)`;
   const parts = [head];
   if (result.stdout !== "")

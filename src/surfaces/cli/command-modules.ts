@@ -27,6 +27,7 @@ const COMMAND_MODULES: ReadonlyArray<{ names: readonly string[]; load: () => Pro
   },
   { names: ["mcp"], load: async () => (await import("./commands/mcp.js")).registerMcp },
   { names: ["serve"], load: async () => (await import("./commands/serve.js")).registerServe },
+  { names: ["node-agent"], load: async () => (await import("./commands/node-agent.js")).registerNodeAgent },
   { names: ["nodes"], load: async () => (await import("./commands/nodes.js")).registerNodes },
   {
     names: ["approvals", "approve", "decline"],

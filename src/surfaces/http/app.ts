@@ -7,6 +7,7 @@ import { importRoutes } from "./routes/import.js";
 import { nodesRoutes } from "./routes/nodes.js";
 import { routeApp } from "./routes/owner-route-app.js";
 import { reviewRoutes } from "./routes/review.js";
+import { runsRoutes } from "./routes/runs.js";
 import { skillsRoutes } from "./routes/skills.js";
 import type { ServerContext } from "./server-context.js";
 
@@ -31,6 +32,7 @@ export function createApiApp(context: ServerContext): OpenAPIHono {
   api.route("/", approvalsRoutes(context));
   api.route("/", chatsRoutes(context));
   api.route("/", auditRoutes(context));
+  api.route("/", runsRoutes(context));
   api.route("/", nodesRoutes(context));
   api.doc31("/openapi.json", { openapi: "3.1.0", info: OPENAPI_INFO });
   return api;

@@ -1,7 +1,11 @@
 import { resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import { type Command, Option } from "commander";
-import { type ApprovalMode, runSkillScript } from "../../../app/run-skill-script.js";
+import {
+  type ApprovalMode,
+  type RunSkillScriptOutcome,
+  runSkillScript,
+} from "../../../app/run-skill-script.js";
 import {
   createTerminalTextFilter,
   escapeJsonControls,
@@ -12,6 +16,7 @@ import { describeEnforcedLimits, type EnforcedLimits } from "../../../runners/en
 import { describeWorkspaceChanges, noChanges } from "../../../runners/workspace/changes.js";
 import { skillgateOptions } from "../context.js";
 import { type CliOutput, paint } from "../output.js";
+import type { RemoteRunInput } from "./run-remote.js";
 
 interface RunOptions {
   readonly args?: string;
@@ -19,6 +24,8 @@ interface RunOptions {
   readonly yes?: boolean;
   readonly always?: boolean;
   readonly json?: boolean;
+  readonly server?: string;
+  readonly token?: string;
 }
 
 /**
@@ -42,6 +49,11 @@ export function registerRun(program: Command, output: CliOutput): void {
       "approve and grant this skill at its current hash to the chat `cli` (later runs do not ask)",
     )
     .option("--json", "print the result as JSON instead of the script's output")
+    .option(
+      "--server <url>",
+      "run it on that skillgate serve (its Skillgate, policy, grants, audit and nodes) instead of here",
+    )
+    .option("--token <token>", "with --server: the owner token (default $SKILLGATE_TOKEN)")
     .addHelpText(
       "after",
       "\nEverything after -- is passed to the script after its path, as the arguments' argv:\n" +
@@ -49,6 +61,8 @@ export function registerRun(program: Command, output: CliOutput): void {
         "The rest of --args still reaches the script as JSON on stdin; --args with an argv of its own and\n" +
         "arguments after -- together are refused.\n" +
         "\nWithout --yes or --always an ask is put to you at the terminal (y/N); with no terminal it is declined.\n" +
+        "With --server URL the run goes to that server (POST /api/runs) and has no workspace; an ask there is\n" +
+        "declined unless --yes or --always is given. The owner token comes from --token or $SKILLGATE_TOKEN.\n" +
         "Exit codes: 0 ok; 1 failed, refused, denied or declined; 124 timed out; 130 interrupted.\n",
     )
     .action(async (skill: string, script: string, argv: string[], options: RunOptions, command: Command) => {
@@ -63,20 +77,31 @@ export function registerRun(program: Command, output: CliOutput): void {
       const onInterrupt = (): void => controller.abort();
       process.on("SIGINT", onInterrupt);
       try {
-        const settings = skillgateOptions(command);
-        const outcome = await runSkillScript(settings, {
-          skill,
-          script,
-          // The project root of the turn: the first --root, else the current folder.
-          workspace: resolve(settings.roots?.[0] ?? process.cwd()),
-          approval,
-          signal: controller.signal,
-          ...(options.args !== undefined ? { argumentsText: options.args } : {}),
-          ...(options.node !== undefined ? { node: options.node } : {}),
-          ...(argv.length > 0 ? { argv } : {}),
-          ...(terminalAsk(output) ?? {}),
-          ...(options.json ? {} : { onOutput: scriptOutput.write }),
-        });
+        const outcome =
+          options.server !== undefined
+            ? await remoteRun(command, output, options.server, {
+                skill,
+                script,
+                approval,
+                signal: controller.signal,
+                token: options.token,
+                ...(options.args !== undefined ? { argumentsText: options.args } : {}),
+                ...(options.node !== undefined ? { node: options.node } : {}),
+                ...(argv.length > 0 ? { argv } : {}),
+                ...(options.json ? {} : { onOutput: scriptOutput.write }),
+              })
+            : await localRun(
+                command,
+                skill,
+                script,
+                argv,
+                approval,
+                controller.signal,
+                options,
+                output,
+                scriptOutput,
+              );
+        if (outcome === undefined) return;
         scriptOutput.end();
         if (options.json) {
           // The script's text, controls included, decodes unchanged; none reach a terminal raw.
@@ -88,13 +113,81 @@ export function registerRun(program: Command, output: CliOutput): void {
           };
           output.out(`${escapeJsonControls(JSON.stringify(result, null, 2))}\n`);
         } else {
-          reportEnd(output, script, outcome);
+          reportEnd(output, script, outcome, options.server !== undefined);
         }
         process.exitCode = outcome.exitCode;
       } finally {
         process.removeListener("SIGINT", onInterrupt);
       }
     });
+}
+
+/** The local run: this process's own Skillgate, the current folder as the workspace. */
+function localRun(
+  command: Command,
+  skill: string,
+  script: string,
+  argv: readonly string[],
+  approval: ApprovalMode,
+  signal: AbortSignal,
+  options: RunOptions,
+  output: CliOutput,
+  scriptOutput: { write: (stream: "stdout" | "stderr", chunk: string) => void },
+): Promise<RunSkillScriptOutcome> {
+  const settings = skillgateOptions(command);
+  return runSkillScript(settings, {
+    skill,
+    script,
+    // The project root of the turn: the first --root, else the current folder.
+    workspace: resolve(settings.roots?.[0] ?? process.cwd()),
+    approval,
+    signal,
+    ...(options.args !== undefined ? { argumentsText: options.args } : {}),
+    ...(options.node !== undefined ? { node: options.node } : {}),
+    ...(argv.length > 0 ? { argv } : {}),
+    ...(terminalAsk(output) ?? {}),
+    ...(options.json ? {} : { onOutput: scriptOutput.write }),
+  });
+}
+
+/**
+ * The run on a server (`--server URL`): undefined, with the reason printed and exit code 1,
+ * when the server could not be reached or refused the request itself.
+ */
+async function remoteRun(
+  command: Command,
+  output: CliOutput,
+  server: string,
+  input: RemoteRunInput & {
+    readonly token: string | undefined;
+    readonly signal: AbortSignal;
+    readonly onOutput?: (stream: "stdout" | "stderr", chunk: string) => void;
+  },
+): Promise<RunSkillScriptOutcome | undefined> {
+  const token = input.token ?? process.env.SKILLGATE_TOKEN;
+  if (token === undefined || token === "")
+    command.error("error: --server needs the owner token: pass --token or set SKILLGATE_TOKEN", {
+      exitCode: 2,
+    });
+  if (!/^https?:\/\//.test(server))
+    command.error(
+      `error: --server takes the server's URL, such as http://127.0.0.1:3917 (got ${shellWord(server)})`,
+      {
+        exitCode: 2,
+      },
+    );
+  const { runOnServer, RemoteRunError } = await import("./run-remote.js");
+  try {
+    return await runOnServer(server, token, input, {
+      signal: input.signal,
+      ...(input.onOutput !== undefined ? { onOutput: input.onOutput } : {}),
+    });
+  } catch (error) {
+    if (!(error instanceof RemoteRunError)) throw error;
+    output.err(`skillgate: ${escapeTerminalControls(error.message)}\n`);
+    process.exitCode = 1;
+    return undefined;
+  }
 }
 
 /** A word as a POSIX shell would need it typed: as it is when plain, else in single quotes. */
@@ -181,17 +274,15 @@ function terminalAsk(output: CliOutput): { ask: (request: ApprovalRequest) => Pr
  * After the streamed output: what skillgate itself has to say, on stderr, so stdout stays
  * the script's own. Refusals and denials are the `HOST:` text a model would get.
  */
-function reportEnd(
-  output: CliOutput,
-  script: string,
-  outcome: Awaited<ReturnType<typeof runSkillScript>>,
-): void {
+function reportEnd(output: CliOutput, script: string, outcome: RunSkillScriptOutcome, remote: boolean): void {
   const run = outcome.run;
   if (run === undefined || run.status === "refused") {
     output.err(`${outcome.text}\n`);
     if (outcome.unanswerable)
       output.err(
-        "skillgate: there is no terminal to ask on; pass --yes to approve once or --always to grant.\n",
+        remote
+          ? "skillgate: the server cannot ask you over this request; pass --yes to approve once or --always to grant.\n"
+          : "skillgate: there is no terminal to ask on; pass --yes to approve once or --always to grant.\n",
       );
     return;
   }
