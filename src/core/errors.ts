@@ -77,7 +77,11 @@ export type ErrorCode =
   // Listening for connections (skillgate mcp --http), see docs/mcp.md.
   | "port_in_use"
   | "port_not_permitted"
-  | "host_not_bindable";
+  | "host_not_bindable"
+  // The worker pool's Redis backend, see docs/queue.md.
+  | "queue_full"
+  | "queue_unavailable"
+  | "duplicate_request";
 
 /**
  * The mark every {@link SkillgateError} carries, under a registry symbol so it is the same key

@@ -1,0 +1,78 @@
+import { appendFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { ClaimedRequest, QueueResponse } from "../../../src/queue/contract.js";
+import {
+  RedisQueueWorkerSource,
+  type RedisWorkerSourceOptions,
+} from "../../../src/queue/redis/redis-worker-source.js";
+import { hmacRequestSeal } from "../../../src/queue/redis/request-seal.js";
+
+/**
+ * The tiny in-test handler of the Redis tests: records each start in a file (outside any
+ * sandbox, one line per start, so a test can count executions), sleeps `arguments.sleepMs`
+ * (stopped by the request's signal) and answers `ok`, or `cancelled` when stopped. Run in the
+ * test's own process or, as a script, as a worker process a test can SIGKILL:
+ * `node --import tsx redis-test-worker.ts URL NAME STARTS_FILE CONCURRENCY [LOCK_MS]`.
+ */
+
+/** The secret every Redis test shares between controller and workers. */
+export const TEST_SECRET = "test-queue-secret-0123456789abcdef";
+
+/** Timings short enough for tests: a dead worker is noticed within about two seconds. */
+export const FAST_SETTINGS = { lockDurationMs: 1_500, stalledIntervalMs: 500, heartbeatMs: 300 } as const;
+
+/** A handler that records starts in `startsFile` and sleeps as the request asks. */
+export function recordingHandler(
+  startsFile: string,
+  onStart?: (claimed: ClaimedRequest) => void,
+): (claimed: ClaimedRequest) => Promise<void> {
+  return async (claimed) => {
+    appendFileSync(startsFile, `${claimed.request.requestId}\n`);
+    onStart?.(claimed);
+    const started = Date.now();
+    const sleepMs = Number(claimed.request.arguments.sleepMs ?? 0);
+    let status: QueueResponse["status"] = "ok";
+    try {
+      if (sleepMs > 0) await sleep(sleepMs, undefined, { signal: claimed.signal });
+    } catch {
+      status = "cancelled";
+    }
+    await claimed.answer({
+      requestId: claimed.request.requestId,
+      status,
+      exitCode: status === "ok" ? 0 : null,
+      stdout: `ran ${claimed.request.script}`,
+      stderr: "",
+      stdoutTruncated: false,
+      stderrTruncated: false,
+      durationMs: Date.now() - started,
+      finishedAt: new Date().toISOString(),
+    });
+  };
+}
+
+/** A worker source for `url` with the test secret and fast timings. */
+export function testWorkerSource(
+  url: string,
+  extra: Partial<RedisWorkerSourceOptions> = {},
+): RedisQueueWorkerSource {
+  return new RedisQueueWorkerSource({ url, seal: hmacRequestSeal(TEST_SECRET), ...FAST_SETTINGS, ...extra });
+}
+
+async function main(argv: readonly string[]): Promise<void> {
+  const [url, name, startsFile, concurrency] = argv;
+  if (url === undefined || name === undefined || startsFile === undefined)
+    throw new Error("usage: redis-test-worker.ts URL NAME STARTS_FILE [CONCURRENCY]");
+  const source = testWorkerSource(url, { name });
+  await source.start(recordingHandler(startsFile), Number(concurrency ?? 2));
+  process.stdout.write("ready\n");
+  process.once("SIGTERM", () => {
+    source.stop().then(() => process.exit(0));
+  });
+}
+
+if (process.argv[1] !== undefined && import.meta.filename === process.argv[1])
+  main(process.argv.slice(2)).catch((error: unknown) => {
+    process.stderr.write(`${String(error)}\n`);
+    process.exit(1);
+  });
