@@ -92,8 +92,20 @@ export async function reachRedis<Result>(
   }
 }
 
-async function waitReady(client: Redis, timeoutMs: number, where: string): Promise<void> {
-  if (client.status === "end") throw new QueueUnavailableError(where, "the connection is closed");
+/** One wait per connection, however many calls arrive while it connects (no listener per call). */
+const readiness = new WeakMap<Redis, Promise<void>>();
+
+function waitReady(client: Redis, timeoutMs: number, where: string): Promise<void> {
+  if (client.status === "end")
+    return Promise.reject(new QueueUnavailableError(where, "the connection is closed"));
+  const pending = readiness.get(client);
+  if (pending !== undefined) return pending;
+  const wait = waitReadyOnce(client, timeoutMs, where).finally(() => readiness.delete(client));
+  readiness.set(client, wait);
+  return wait;
+}
+
+async function waitReadyOnce(client: Redis, timeoutMs: number, where: string): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     let lastError = "not connected";
     const onError = (error: Error): void => {
