@@ -77,7 +77,10 @@ export type ErrorCode =
   // Listening for connections (skillgate mcp --http), see docs/mcp.md.
   | "port_in_use"
   | "port_not_permitted"
-  | "host_not_bindable";
+  | "host_not_bindable"
+  // The worker pool (queue mode), see docs/queue.md.
+  | "queue_full"
+  | "queue_unavailable";
 
 /**
  * The mark every {@link SkillgateError} carries, under a registry symbol so it is the same key
