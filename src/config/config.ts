@@ -19,6 +19,7 @@ import {
 } from "./notifications-config.js";
 import { DEFAULT_PACKAGES_CONFIG, type PackagesConfig, readPackagesConfig } from "./packages-config.js";
 import { DEFAULT_POLICY_CONFIG, type PolicyConfig, readPolicyConfig } from "./policy-config.js";
+import { DEFAULT_QUEUE_CONFIG, type QueueConfig, readQueueConfig } from "./queue-config.js";
 import { DEFAULT_RUNNERS_CONFIG, type RunnersConfig, readRunnersConfig } from "./runners-config.js";
 
 /** The configuration file's name inside the config folder. */
@@ -54,6 +55,8 @@ export interface SkillgateConfig {
   readonly extensions: ExtensionsConfig;
   /** Where the owner is told of drafts and applied edits (docs/notifications.md). */
   readonly notifications: NotificationsConfig;
+  /** The worker pool for `skillgate.execution: queue` (docs/queue.md). */
+  readonly queue: QueueConfig;
 }
 
 /** The configuration used when there is no file. */
@@ -66,6 +69,7 @@ export const DEFAULT_CONFIG: SkillgateConfig = {
   packages: DEFAULT_PACKAGES_CONFIG,
   extensions: DEFAULT_EXTENSIONS_CONFIG,
   notifications: DEFAULT_NOTIFICATIONS_CONFIG,
+  queue: DEFAULT_QUEUE_CONFIG,
 };
 
 /**
@@ -114,6 +118,7 @@ export function parseConfig(text: string, file: string): SkillgateConfig {
   const packages = readPackagesConfig(section(value, "packages", problems), problems);
   const extensions = readExtensionsConfig(section(value, "extensions", problems), problems);
   const notifications = readNotificationsConfig(section(value, "notifications", problems), problems);
+  const queue = readQueueConfig(section(value, "queue", problems), problems);
   for (const key of Object.keys(value)) {
     if (
       ![
@@ -125,6 +130,7 @@ export function parseConfig(text: string, file: string): SkillgateConfig {
         "packages",
         "extensions",
         "notifications",
+        "queue",
       ].includes(key)
     )
       problems.push(`unknown key "${key}"`);
@@ -144,6 +150,7 @@ export function parseConfig(text: string, file: string): SkillgateConfig {
     packages,
     extensions,
     notifications,
+    queue,
   };
   for (const key of Object.keys(skills)) {
     if (!["disabled", "hidden", "user_folders", "project_folders", "packages"].includes(key)) {

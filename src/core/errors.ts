@@ -78,7 +78,7 @@ export type ErrorCode =
   | "port_in_use"
   | "port_not_permitted"
   | "host_not_bindable"
-  // The worker pool's Redis backend, see docs/queue.md.
+  // The worker pool (queue mode), see docs/queue.md.
   | "queue_full"
   | "queue_unavailable"
   | "duplicate_request";

@@ -31,6 +31,8 @@ export const AUDIT_FIELDS = [
   "path",
   "change",
   "argv",
+  "worker",
+  "caller",
 ] as const satisfies readonly (keyof AuditEvent)[];
 
 /** The longest text field written, in UTF-16 units; longer values are cut (ids and names are short). */

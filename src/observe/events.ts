@@ -17,7 +17,9 @@ export type AuditEventType =
   /** A sandboxed run started: which limits were enforced and how (cgroup v1/v2, rlimit, tmpfs, timer). */
   | "run-limits"
   /** A run created, changed or deleted a path in its workspace; one event per path (see docs/audit.md). */
-  | "workspace-changed";
+  | "workspace-changed"
+  /** A script sent to the worker pool ended: its status and the worker that answered (see docs/queue.md). */
+  | "queue-run-finished";
 
 /** How a call ended, as the audit log records it. */
 export type CallStatus =
@@ -71,6 +73,10 @@ export interface AuditEvent {
    * first {@link MAX_AUDIT_ARGV_ITEMS}, each cut like every text field; see docs/audit.md).
    */
   readonly argv?: readonly string[];
+  /** For `queue-run-finished`: the worker that answered (its name), when one did. */
+  readonly worker?: string;
+  /** For `queue-run-finished`: `gone` when the caller had gone (a controller restart) before the answer came. */
+  readonly caller?: "waiting" | "gone";
 }
 
 /** The most argv items an audit line keeps. */

@@ -82,10 +82,19 @@ export interface QueueClient {
    * `queue_unavailable` when the backend cannot be reached (never hangs past a short timeout).
    */
   submit(request: QueueRequest): Promise<void>;
-  /** Resolves with the request's one answer; the signal cancels the request (the worker stops the run). */
-  waitFor(requestId: string, signal?: AbortSignal): Promise<QueueResponse>;
+  /**
+   * Resolves with the request's one answer; the signal cancels the request (the worker stops
+   * the run). `options.stopWaiting` only stops this wait (it rejects with an `AbortError`) and
+   * leaves the request alone: a controller shutting down, an answer collected later.
+   */
+  waitFor(requestId: string, signal?: AbortSignal, options?: QueueWaitOptions): Promise<QueueResponse>;
   status(): Promise<QueueStatus>;
   close(): Promise<void>;
+}
+
+/** How a {@link QueueClient.waitFor} may end early without cancelling. */
+export interface QueueWaitOptions {
+  readonly stopWaiting?: AbortSignal;
 }
 
 /** A claimed request as a worker holds it. */

@@ -103,6 +103,7 @@ const SHORT_TYPES: Record<AuditEvent["type"], string> = {
   "network-refused": "net-refused",
   "run-limits": "limits",
   "workspace-changed": "ws-changed",
+  "queue-run-finished": "queued",
 };
 
 /** One table row; an approval's answer shows in the status column. */

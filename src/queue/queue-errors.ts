@@ -1,0 +1,23 @@
+import { SkillgateError } from "../core/errors.js";
+
+/** A submit past the queue's bound: the pool is busy; the caller may try again later. */
+export class QueueFullError extends SkillgateError<{ waiting: number; capacity: number }> {
+  constructor(waiting: number, capacity: number) {
+    super("queue_full", `HOST: the worker pool's queue is full (${waiting} waiting); try again later.`, {
+      waiting,
+      capacity,
+    });
+  }
+}
+
+/** The queue's backend cannot be reached (a folder that cannot be written, Redis down). */
+export class QueueUnavailableError extends SkillgateError<{ backend: string; reason: string }> {
+  constructor(backend: string, reason: string, options?: { cause?: unknown }) {
+    super(
+      "queue_unavailable",
+      `HOST: the worker pool's queue (${backend}) cannot be reached (${reason}), so the script did not run; tell the host's owner.`,
+      { backend, reason },
+      options,
+    );
+  }
+}

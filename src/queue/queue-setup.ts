@@ -1,0 +1,91 @@
+import { hostname } from "node:os";
+import type { QueueConfig } from "../config/queue-config.js";
+import type { Runner } from "../runners/contract.js";
+import type { QueueClient, QueueWorkerSource } from "./contract.js";
+import { LocalQueueClient } from "./local/local-queue-client.js";
+import { LocalWorkerSource } from "./local/local-worker-source.js";
+import { QueueUnavailableError } from "./queue-errors.js";
+import { SnapshotSkillFiles, type WorkerSkillFiles } from "./worker/skill-files.js";
+import { type RunningWorker, startWorker } from "./worker/worker.js";
+
+/**
+ * Opening the configured backend, for the controller and for workers. Backends other than
+ * `local` are loaded only when configured, so a command that never queues never loads them.
+ */
+
+/** The controller's client of the configured backend, opened once on first use. */
+export function queueClientOf(dataFolder: string, config: () => QueueConfig): () => Promise<QueueClient> {
+  let opened: Promise<QueueClient> | undefined;
+  return () => {
+    opened ??= openQueueClient(dataFolder, config).catch((error: unknown) => {
+      opened = undefined;
+      throw error;
+    });
+    return opened;
+  };
+}
+
+async function openQueueClient(dataFolder: string, config: () => QueueConfig): Promise<QueueClient> {
+  const settings = config();
+  if (settings.backend === "local")
+    return new LocalQueueClient({
+      dataFolder,
+      capacity: () => config().capacity,
+      heartbeatMs: settings.heartbeatSeconds * 1000,
+    });
+  throw new QueueUnavailableError(settings.backend, "this build has no such backend");
+}
+
+/** Options of {@link startQueueWorker}. */
+export interface QueueWorkerOptions {
+  readonly dataFolder: string;
+  readonly config: () => QueueConfig;
+  /** Default `<host>-<pid>`. */
+  readonly name?: string;
+  /** Default the configuration's `queue.concurrency`. */
+  readonly concurrency?: number;
+  /** What runs the scripts: the sandbox runner. */
+  readonly runner: Runner;
+  /** Where the skills' files come from; default the data folder's verified snapshots. */
+  readonly skillFiles?: WorkerSkillFiles;
+  /** Another backend's source (redis); default the local file queue of the data folder. */
+  readonly source?: QueueWorkerSource;
+}
+
+/** Starts a worker of the configured backend (the local file queue unless a source is given). */
+export async function startQueueWorker(options: QueueWorkerOptions): Promise<RunningWorker> {
+  const settings = options.config();
+  const name = options.name ?? `${hostname()}-${process.pid}`;
+  if (options.source === undefined && settings.backend !== "local")
+    throw new QueueUnavailableError(settings.backend, "this build has no worker for that backend");
+  const source =
+    options.source ??
+    new LocalWorkerSource({
+      dataFolder: options.dataFolder,
+      name,
+      heartbeatMs: settings.heartbeatSeconds * 1000,
+      skillLimits: () => options.config().skills,
+    });
+  return startWorker({
+    source,
+    skillFiles: options.skillFiles ?? new SnapshotSkillFiles(options.dataFolder),
+    runner: options.runner,
+    name,
+    concurrency: options.concurrency ?? settings.concurrency,
+  });
+}
+
+/**
+ * Whether `skillgate serve` starts a worker in its own process: `on` always, `off` never,
+ * `auto` when the queue shows no live worker (no fresh heartbeat) right now.
+ */
+export async function wantsInProcessWorker(config: QueueConfig, client: QueueClient): Promise<boolean> {
+  if (config.workers.inProcess === "on") return true;
+  if (config.workers.inProcess === "off") return false;
+  try {
+    const status = await client.status();
+    return status.workers.length === 0;
+  } catch {
+    return false;
+  }
+}
