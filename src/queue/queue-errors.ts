@@ -21,3 +21,12 @@ export class QueueUnavailableError extends SkillgateError<{ backend: string; rea
     );
   }
 }
+
+/** A request id accepted before: an id names one request, run at most once (the Redis backend). */
+export class DuplicateRequestError extends SkillgateError<{ requestId: string }> {
+  constructor(requestId: string) {
+    super("duplicate_request", `HOST: request ${requestId} was already submitted; it is not run again.`, {
+      requestId,
+    });
+  }
+}

@@ -4,7 +4,6 @@ import type { Runner } from "../runners/contract.js";
 import type { QueueClient, QueueWorkerSource } from "./contract.js";
 import { LocalQueueClient } from "./local/local-queue-client.js";
 import { LocalWorkerSource } from "./local/local-worker-source.js";
-import { QueueUnavailableError } from "./queue-errors.js";
 import { SnapshotSkillFiles, type WorkerSkillFiles } from "./worker/skill-files.js";
 import { type RunningWorker, startWorker } from "./worker/worker.js";
 
@@ -33,7 +32,8 @@ async function openQueueClient(dataFolder: string, config: () => QueueConfig): P
       capacity: () => config().capacity,
       heartbeatMs: settings.heartbeatSeconds * 1000,
     });
-  throw new QueueUnavailableError(settings.backend, "this build has no such backend");
+  const { openRedisQueueClient } = await import("./redis/redis-queue-setup.js");
+  return openRedisQueueClient(dataFolder, config);
 }
 
 /** Options of {@link startQueueWorker}. */
@@ -48,18 +48,30 @@ export interface QueueWorkerOptions {
   readonly runner: Runner;
   /** Where the skills' files come from; default the data folder's verified snapshots. */
   readonly skillFiles?: WorkerSkillFiles;
-  /** Another backend's source (redis); default the local file queue of the data folder. */
+  /** Another backend's source; default the configured backend's (the local file queue or Redis). */
   readonly source?: QueueWorkerSource;
+  /**
+   * Redis: the URL (default `queue.redis.url`), the controller's seal key (default
+   * `<data>/queue/seal.key`) and the lock timings (docs/queue.md, "Why not BullMQ's defaults").
+   */
+  readonly redis?: {
+    readonly url?: string;
+    readonly sealKeyFile?: string;
+    readonly lockDurationMs?: number;
+    readonly stalledIntervalMs?: number;
+  };
 }
 
 /** Starts a worker of the configured backend (the local file queue unless a source is given). */
 export async function startQueueWorker(options: QueueWorkerOptions): Promise<RunningWorker> {
   const settings = options.config();
   const name = options.name ?? `${hostname()}-${process.pid}`;
-  if (options.source === undefined && settings.backend !== "local")
-    throw new QueueUnavailableError(settings.backend, "this build has no worker for that backend");
+  const redisUrl = options.redis?.url ?? (settings.backend === "redis" ? settings.redis.url : undefined);
   const source =
     options.source ??
+    (redisUrl !== undefined
+      ? await redisSource(options, redisUrl, name, settings.heartbeatSeconds * 1000)
+      : undefined) ??
     new LocalWorkerSource({
       dataFolder: options.dataFolder,
       name,
@@ -72,6 +84,26 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Run
     runner: options.runner,
     name,
     concurrency: options.concurrency ?? settings.concurrency,
+  });
+}
+
+async function redisSource(
+  options: QueueWorkerOptions,
+  url: string,
+  name: string,
+  heartbeatMs: number,
+): Promise<QueueWorkerSource> {
+  const { openRedisWorkerSource } = await import("./redis/redis-queue-setup.js");
+  const { queueLayout } = await import("./local/layout.js");
+  return openRedisWorkerSource({
+    url,
+    name,
+    heartbeatMs,
+    sealKeyFile: options.redis?.sealKeyFile ?? queueLayout(options.dataFolder).sealKey,
+    ...(options.redis?.lockDurationMs !== undefined ? { lockDurationMs: options.redis.lockDurationMs } : {}),
+    ...(options.redis?.stalledIntervalMs !== undefined
+      ? { stalledIntervalMs: options.redis.stalledIntervalMs }
+      : {}),
   });
 }
 

@@ -56,7 +56,15 @@ export function queuedSkill(
 export function workerProcessArgs(
   data: string,
   name: string,
-  options: { concurrency?: number; heartbeatMs?: number; runner?: "local" | "sandbox"; limits?: object } = {},
+  options: {
+    concurrency?: number;
+    heartbeatMs?: number;
+    runner?: "local" | "sandbox";
+    limits?: object;
+    /** A Redis URL: the worker takes requests from BullMQ there (with a short lock, `lockMs`). */
+    redis?: string;
+    lockMs?: number;
+  } = {},
 ): string[] {
   return [
     "--import",
@@ -74,5 +82,8 @@ export function workerProcessArgs(
     options.runner ?? "local",
     "--limits",
     JSON.stringify(options.limits ?? {}),
+    ...(options.redis !== undefined
+      ? ["--redis", options.redis, "--lock-ms", String(options.lockMs ?? 1500)]
+      : []),
   ];
 }

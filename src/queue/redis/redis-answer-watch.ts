@@ -46,14 +46,28 @@ export class RedisAnswerWatch {
     this.timer.unref();
   }
 
-  /** Resolves with the answer of `requestId` once there is one. */
-  answerOf(requestId: string): Promise<QueueResponse> {
+  /** Resolves with the answer of `requestId` once there is one; `stop` ends only this wait (an `AbortError`). */
+  answerOf(requestId: string, stop?: AbortSignal): Promise<QueueResponse> {
     if (this.closed) return Promise.reject(closedError());
+    let onStop: (() => void) | undefined;
     const answer = new Promise<QueueResponse>((resolve, reject) => {
+      const waiter: Waiter = { resolve, reject };
       const list = this.waiters.get(requestId) ?? [];
-      list.push({ resolve, reject });
+      list.push(waiter);
       this.waiters.set(requestId, list);
+      onStop = () => {
+        const left = (this.waiters.get(requestId) ?? []).filter((each) => each !== waiter);
+        if (left.length > 0) this.waiters.set(requestId, left);
+        else this.waiters.delete(requestId);
+        reject(new DOMException("the wait was stopped", "AbortError"));
+      };
     });
+    if (onStop !== undefined && stop !== undefined) {
+      const stopNow = onStop;
+      if (stop.aborted) stopNow();
+      else stop.addEventListener("abort", stopNow, { once: true });
+      answer.finally(() => stop.removeEventListener("abort", stopNow)).catch(() => {});
+    }
     // Registered first, then read: an answer written in between is caught by one or the other.
     this.read([requestId]).catch(() => {});
     return answer;

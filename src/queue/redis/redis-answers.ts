@@ -1,5 +1,7 @@
 import type { Redis } from "ioredis";
-import type { QueueOutcomeStatus, QueueResponse } from "../contract.js";
+import { parseJsonSafely } from "../../core/safe-json.js";
+import type { QueueResponse } from "../contract.js";
+import { MAX_RESPONSE_BYTES, parseQueueResponse } from "../request-shape.js";
 import type { RedisQueueKeys } from "./redis-queue-keys.js";
 
 /**
@@ -19,15 +21,6 @@ if redis.call("SET", KEYS[1], ARGV[1], "NX", "PX", ARGV[3]) then
 end
 return 0
 `;
-
-const STATUSES: readonly QueueOutcomeStatus[] = [
-  "ok",
-  "failed",
-  "timed_out",
-  "interrupted",
-  "refused",
-  "cancelled",
-];
 
 /** Writes `response` as the answer of its request unless one exists; true when this one was kept. */
 export async function writeAnswerOnce(
@@ -55,54 +48,25 @@ export async function writeAnswerOnce(
 
 /** Reads an answer's JSON; undefined when it is missing or not an answer of `requestId`. */
 export function parseAnswer(requestId: string, text: string | null | undefined): QueueResponse | undefined {
-  if (text === null || text === undefined) return undefined;
+  if (text === null || text === undefined || text.length > MAX_RESPONSE_BYTES) return undefined;
   try {
-    const value: unknown = JSON.parse(text);
-    if (typeof value !== "object" || value === null) return undefined;
-    const answer = value as Partial<QueueResponse>;
-    if (answer.requestId !== requestId || !STATUSES.includes(answer.status as QueueOutcomeStatus))
-      return undefined;
-    return answer as QueueResponse;
+    const answer = parseQueueResponse(parseJsonSafely(text));
+    return answer?.requestId === requestId ? answer : undefined;
   } catch {
     return undefined;
   }
 }
 
-/** An answer skillgate itself gives (no script output): `interrupted`, `refused`, `cancelled`. */
-export function hostAnswer(
-  requestId: string,
-  status: "interrupted" | "refused" | "cancelled",
-  code: string,
-  message: string,
-  worker?: { readonly name: string; readonly host: string },
-): QueueResponse {
-  return {
-    requestId,
-    status,
-    exitCode: null,
-    stdout: "",
-    stderr: "",
-    stdoutTruncated: false,
-    stderrTruncated: false,
-    durationMs: 0,
-    code,
-    message,
-    ...(worker !== undefined ? { worker } : {}),
-    finishedAt: new Date().toISOString(),
-  };
-}
-
-/** The `HOST:` texts of skillgate's own answers, by code. */
+/** The `HOST:` texts of the Redis backend's own answers, by code (answerWithoutRun adds the code). */
 export const HOST_ANSWERS = {
   worker_lost:
-    "HOST: the worker running this request stopped before it answered; the script may have run in part and will not run again.",
+    "the worker running this request stopped before it answered; the script may have run in part and will not run again.",
   queue_connection_lost:
-    "HOST: the worker lost its connection to the queue while the script ran; the run was stopped and will not run again.",
-  started_twice: "HOST: this request was handed out a second time and refused; it runs at most once.",
+    "the worker lost its connection to the queue while the script ran; the run was stopped and will not run again.",
+  started_twice: "this request was handed out a second time and refused; it runs at most once.",
   request_tampered:
-    "HOST: the queued request does not carry the controller's mark (it was changed in the queue); the worker refused it.",
-  cancelled_before_start:
-    "HOST: the request was cancelled before a worker started it; the script did not run.",
+    "the queued request does not carry the controller's mark (it was changed in the queue); the worker refused it.",
+  cancelled_before_start: "the request was cancelled before a worker started it; the script did not run.",
   worker_error:
-    "HOST: the worker failed before it answered; the script may have run in part and will not run again.",
+    "the worker failed before it answered; the script may have run in part and will not run again.",
 } as const;

@@ -1,6 +1,6 @@
 import type { RedisOptions as BullRedisOptions } from "bullmq";
 import { Redis, type RedisOptions } from "ioredis";
-import { QueueUnavailableError } from "./redis-queue-errors.js";
+import { QueueUnavailableError } from "../queue-errors.js";
 import type { ResolvedRedisQueueSettings } from "./redis-queue-settings.js";
 
 /**
@@ -69,7 +69,7 @@ export async function reachRedis<Result>(
   settings: ResolvedRedisQueueSettings,
   operation: () => Promise<Result>,
 ): Promise<Result> {
-  const where = describeRedisUrl(settings.url);
+  const where = `redis at ${describeRedisUrl(settings.url)}`;
   if (client.status !== "ready") await waitReady(client, settings.commandTimeoutMs, where);
   let timer: NodeJS.Timeout | undefined;
   try {

@@ -1,12 +1,13 @@
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { InvalidArgumentError, NotFoundError } from "../../core/errors.js";
-import type { QueueClient, QueueRequest, QueueResponse, QueueStatus } from "../contract.js";
+import type { QueueClient, QueueRequest, QueueResponse, QueueStatus, QueueWaitOptions } from "../contract.js";
+import { DuplicateRequestError, QueueFullError } from "../queue-errors.js";
+import { answerWithoutRun } from "../request-shape.js";
 import { RedisAnswerWatch } from "./redis-answer-watch.js";
-import { HOST_ANSWERS, hostAnswer, parseAnswer, writeAnswerOnce } from "./redis-answers.js";
+import { HOST_ANSWERS, parseAnswer, writeAnswerOnce } from "./redis-answers.js";
 import { controllerConnection, reachRedis, workerConnection } from "./redis-connection.js";
-import { type RedisJobData, WORK_JOB_NAME } from "./redis-job-data.js";
-import { DuplicateRequestError, QueueFullError } from "./redis-queue-errors.js";
+import { type RedisJobData, type RequestSealer, WORK_JOB_NAME } from "./redis-job-data.js";
 import { RedisQueueKeys } from "./redis-queue-keys.js";
 import {
   AT_MOST_ONCE_JOB_OPTIONS,
@@ -15,12 +16,11 @@ import {
   resolveRedisQueueSettings,
 } from "./redis-queue-settings.js";
 import { readWorkers } from "./redis-worker-registry.js";
-import type { RequestSeal } from "./request-seal.js";
 
 /** What the controller's side of the Redis backend is given. */
 export interface RedisQueueClientOptions extends RedisQueueSettings {
   /** Marks each request so a worker refuses one changed in Redis. */
-  readonly seal: RequestSeal;
+  readonly seal: RequestSealer;
   /** The most requests waiting at once; a submit beyond it is refused (`queue_full`). Default 1,000. */
   readonly capacity?: number;
   /** Pool-wide limits on requests of one skill running at once, over every worker. */
@@ -96,7 +96,7 @@ export class RedisQueueClient implements QueueClient {
       const limit = this.options.skillConcurrency?.[request.skill];
       const data: RedisJobData = {
         request,
-        seal: this.options.seal.sign(request),
+        seal: this.options.seal.seal(request),
         ...(limit !== undefined ? { skillConcurrency: limit } : {}),
       };
       try {
@@ -112,9 +112,15 @@ export class RedisQueueClient implements QueueClient {
   /**
    * The request's one answer. Works for a request submitted by an earlier controller process too.
    * `signal` cancels the request; the call still resolves with the answer that follows
-   * (`cancelled`, or `ok` when the run finished first).
+   * (`cancelled`, or `ok` when the run finished first). `options.stopWaiting` only stops this
+   * wait (an `AbortError`), leaving the request alone. The answer taken is no longer listed by
+   * {@link uncollectedAnswers}.
    */
-  async waitFor(requestId: string, signal?: AbortSignal): Promise<QueueResponse> {
+  async waitFor(
+    requestId: string,
+    signal?: AbortSignal,
+    options: QueueWaitOptions = {},
+  ): Promise<QueueResponse> {
     const known = await reachRedis(this.client, this.settings, () =>
       this.client.exists(this.keys.accepted(requestId), this.keys.answer(requestId)),
     );
@@ -125,7 +131,9 @@ export class RedisQueueClient implements QueueClient {
     if (signal?.aborted) onAbort();
     else signal?.addEventListener("abort", onAbort, { once: true });
     try {
-      return await this.watch.answerOf(requestId);
+      const answer = await this.watch.answerOf(requestId, options.stopWaiting);
+      await this.client.zrem(this.keys.uncollected, requestId).catch(() => {});
+      return answer;
     } finally {
       signal?.removeEventListener("abort", onAbort);
     }
@@ -146,7 +154,12 @@ export class RedisQueueClient implements QueueClient {
           this.client,
           this.keys,
           this.settings.answerTtlMs,
-          hostAnswer(requestId, "cancelled", "cancelled_before_start", HOST_ANSWERS.cancelled_before_start),
+          answerWithoutRun(
+            requestId,
+            "cancelled",
+            "cancelled_before_start",
+            HOST_ANSWERS.cancelled_before_start,
+          ),
         );
       await this.client.publish(this.keys.cancelChannel, requestId);
     });
@@ -229,33 +242,45 @@ export class RedisQueueClient implements QueueClient {
   }
 
   /**
-   * Settles requests whose worker is gone without an answer: a job BullMQ failed (its lock
-   * lapsed), one that vanished, or one still listed active with no lock on two sweeps in a row
-   * (every worker is down, so no one runs BullMQ's stalled check). Only requests older than one
-   * lock duration are looked at; a live worker renews its lock well within that.
+   * Settles requests whose worker is gone without BullMQ noticing (it notices only while some
+   * worker runs its stalled check): a job listed active with no lock on two sweeps in a row
+   * is answered `interrupted` (unless it was answered) and removed, so it never runs again and
+   * nothing stays active; an outstanding request whose job failed or vanished without an
+   * answer is answered `interrupted`. Only requests older than one lock duration are looked at:
+   * BullMQ sets the lock in the same step that makes a job active, and a live worker renews it.
    */
   private async settleLost(): Promise<void> {
     if (this.client.status !== "ready") return;
     const queue = await this.queue();
+    // Answers nobody collected expire with their key; their ids go with them.
+    await this.client.zremrangebyscore(this.keys.uncollected, "-inf", Date.now() - this.settings.answerTtlMs);
+    const interrupted = (id: string): Promise<boolean> =>
+      writeAnswerOnce(
+        this.client,
+        this.keys,
+        this.settings.answerTtlMs,
+        answerWithoutRun(id, "interrupted", "worker_lost", HOST_ANSWERS.worker_lost),
+      );
+    const active = await queue.getRanges(["active"], 0, 199);
+    const seen = new Set<string>();
+    for (const id of active) {
+      seen.add(id);
+      const locked = (await this.client.exists(queue.toKey(`${id}:lock`))) === 1;
+      if (locked || !this.lockless.has(id)) {
+        if (locked) this.lockless.delete(id);
+        else this.lockless.add(id);
+        continue;
+      }
+      this.lockless.delete(id);
+      await interrupted(id);
+      await queue.remove(id);
+    }
+    for (const id of this.lockless) if (!seen.has(id)) this.lockless.delete(id);
     const before = Date.now() - this.settings.lockDurationMs;
     const ids = await this.client.zrangebyscore(this.keys.outstanding, "-inf", before, "LIMIT", 0, 100);
     for (const id of ids) {
       const state = await queue.getJobState(id);
-      let lost = state === "failed" || state === "completed" || state === "unknown";
-      if (state === "active") {
-        const locked = (await this.client.exists(queue.toKey(`${id}:lock`))) === 1;
-        if (locked) this.lockless.delete(id);
-        else if (this.lockless.has(id)) lost = true;
-        else this.lockless.add(id);
-      }
-      if (!lost) continue;
-      this.lockless.delete(id);
-      await writeAnswerOnce(
-        this.client,
-        this.keys,
-        this.settings.answerTtlMs,
-        hostAnswer(id, "interrupted", "worker_lost", HOST_ANSWERS.worker_lost),
-      );
+      if (state === "failed" || state === "completed" || state === "unknown") await interrupted(id);
     }
   }
 }

@@ -1,10 +1,11 @@
 import { hostname } from "node:os";
 import { DelayedError, type Job, Worker } from "bullmq";
 import type { Redis } from "ioredis";
-import type { ClaimedRequest, QueueRequest, QueueResponse, QueueWorkerSource } from "../contract.js";
-import { HOST_ANSWERS, hostAnswer, writeAnswerOnce } from "./redis-answers.js";
+import type { ClaimedRequest, QueueResponse, QueueWorkerSource } from "../contract.js";
+import { answerWithoutRun, parseQueueRequest } from "../request-shape.js";
+import { HOST_ANSWERS, writeAnswerOnce } from "./redis-answers.js";
 import { workerConnection, workerConnectionOptions } from "./redis-connection.js";
-import type { RedisJobData } from "./redis-job-data.js";
+import type { RedisJobData, RequestSealer } from "./redis-job-data.js";
 import { RedisQueueKeys } from "./redis-queue-keys.js";
 import {
   atMostOnceWorkerOptions,
@@ -14,12 +15,11 @@ import {
 } from "./redis-queue-settings.js";
 import { releaseSkillSlot, renewSkillSlots, takeSkillSlot } from "./redis-skill-slots.js";
 import { RedisWorkerRegistration } from "./redis-worker-registry.js";
-import type { RequestSeal } from "./request-seal.js";
 
 /** What a worker's side of the Redis backend is given. */
 export interface RedisWorkerSourceOptions extends RedisQueueSettings {
   /** Checks the controller's mark on each request (the same secret as the controller's). */
-  readonly seal: RequestSeal;
+  readonly seal: RequestSealer;
   /** This worker's name in status(); unique in the pool. Default `<host>-<pid>`. */
   readonly name?: string;
   /** How often the worker renews its registration (it expires after three). Default 5 s. */
@@ -117,7 +117,7 @@ export class RedisQueueWorkerSource implements QueueWorkerSource {
         commands,
         this.keys,
         this.settings.answerTtlMs,
-        hostAnswer(job.id, "interrupted", "worker_lost", HOST_ANSWERS.worker_lost),
+        answerWithoutRun(job.id, "interrupted", "worker_lost", HOST_ANSWERS.worker_lost),
       ).catch(onError);
     });
     this.worker = worker;
@@ -151,9 +151,14 @@ export class RedisQueueWorkerSource implements QueueWorkerSource {
         worker: identity,
       });
     const data: Partial<RedisJobData> = typeof job.data === "object" && job.data !== null ? job.data : {};
-    const request = data.request;
-    if (!this.options.seal.verify(request, data.seal) || !isRequestOf(request, jobId)) {
-      await once(hostAnswer(jobId, "refused", "request_tampered", HOST_ANSWERS.request_tampered));
+    // Shape first (unknown fields dropped), then the mark over exactly what will run.
+    const request = parseQueueRequest(data.request);
+    if (
+      request === undefined ||
+      request.requestId !== jobId ||
+      !this.options.seal.verify(request, data.seal)
+    ) {
+      await once(answerWithoutRun(jobId, "refused", "request_tampered", HOST_ANSWERS.request_tampered));
       return "refused";
     }
     const limit = data.skillConcurrency;
@@ -176,12 +181,12 @@ export class RedisQueueWorkerSource implements QueueWorkerSource {
         "NX",
       );
       if (claimed !== "OK") {
-        await once(hostAnswer(jobId, "interrupted", "started_twice", HOST_ANSWERS.started_twice));
+        await once(answerWithoutRun(jobId, "interrupted", "started_twice", HOST_ANSWERS.started_twice));
         return "interrupted";
       }
       if ((await commands.exists(this.keys.cancel(jobId))) === 1) {
         await once(
-          hostAnswer(jobId, "cancelled", "cancelled_before_start", HOST_ANSWERS.cancelled_before_start),
+          answerWithoutRun(jobId, "cancelled", "cancelled_before_start", HOST_ANSWERS.cancelled_before_start),
         );
         return "cancelled";
       }
@@ -199,7 +204,12 @@ export class RedisQueueWorkerSource implements QueueWorkerSource {
         answer: async (response) => {
           if (answered !== undefined) return;
           answered = run.connectionLost
-            ? hostAnswer(jobId, "interrupted", "queue_connection_lost", HOST_ANSWERS.queue_connection_lost)
+            ? answerWithoutRun(
+                jobId,
+                "interrupted",
+                "queue_connection_lost",
+                HOST_ANSWERS.queue_connection_lost,
+              )
             : response;
           await once(answered);
         },
@@ -210,7 +220,9 @@ export class RedisQueueWorkerSource implements QueueWorkerSource {
         this.options.onError?.(error instanceof Error ? error : new Error(String(error)));
       } finally {
         if (answered === undefined)
-          await claim.answer(hostAnswer(jobId, "interrupted", "worker_error", HOST_ANSWERS.worker_error));
+          await claim.answer(
+            answerWithoutRun(jobId, "interrupted", "worker_error", HOST_ANSWERS.worker_error),
+          );
         this.running.delete(jobId);
       }
       return (answered as QueueResponse | undefined)?.status ?? "interrupted";
@@ -226,17 +238,4 @@ export class RedisQueueWorkerSource implements QueueWorkerSource {
       run.abort.abort(new Error("the worker lost its connection to the queue"));
     }
   }
-}
-
-function isRequestOf(request: unknown, jobId: string): request is QueueRequest {
-  if (typeof request !== "object" || request === null) return false;
-  const fields = request as Partial<QueueRequest>;
-  return (
-    fields.requestId === jobId &&
-    typeof fields.skill === "string" &&
-    typeof fields.hash === "string" &&
-    typeof fields.script === "string" &&
-    typeof fields.arguments === "object" &&
-    fields.arguments !== null
-  );
 }

@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { afterEach } from "vitest";
 import type { QueueRequest } from "../../../src/queue/contract.js";
+import { RequestSeal } from "../../../src/queue/local/request-seal.js";
 import {
   RedisQueueClient,
   type RedisQueueClientOptions,
 } from "../../../src/queue/redis/redis-queue-client.js";
 import type { RedisQueueWorkerSource } from "../../../src/queue/redis/redis-worker-source.js";
-import { hmacRequestSeal } from "../../../src/queue/redis/request-seal.js";
-import { FAST_SETTINGS, TEST_SECRET } from "./redis-test-worker.js";
+import { FAST_SETTINGS, testKeyFile } from "./recording-worker.js";
 
 /** Shared pieces of the Redis backend's tests: requests, clients and workers closed after each test. */
 
@@ -40,7 +40,7 @@ export function testRequest(overrides: Partial<QueueRequest> = {}, sleepMs = 0):
 export function testClient(url: string, extra: Partial<RedisQueueClientOptions> = {}): RedisQueueClient {
   const client = new RedisQueueClient({
     url,
-    seal: hmacRequestSeal(TEST_SECRET),
+    seal: RequestSeal.open(testKeyFile()),
     lockDurationMs: FAST_SETTINGS.lockDurationMs,
     stalledIntervalMs: FAST_SETTINGS.stalledIntervalMs,
     sweepMs: 200,

@@ -7,8 +7,8 @@ import type { ClaimedRequest } from "../../../src/queue/contract.js";
 import { eventually } from "../../helpers/eventually.js";
 import { freePort, startRedis } from "../../helpers/redis-server.js";
 import { makeTree } from "../../helpers/skill-tree.js";
+import { recordingHandler, testWorkerSource } from "./recording-worker.js";
 import { stopAfterTest, testClient, testRequest } from "./redis-helpers.js";
-import { recordingHandler, testWorkerSource } from "./redis-test-worker.js";
 
 /**
  * The Redis backend against a real redis-server, with the tiny recording handler in place of
@@ -92,9 +92,7 @@ describe("the Redis queue backend", () => {
     const refused = testRequest();
     const error = await client.submit(refused).catch((caught: unknown) => caught);
     expect(isSkillgateError(error, "queue_full")).toBe(true);
-    expect((error as Error).message).toMatch(
-      /^HOST: the worker queue is full \(2 requests waiting, the limit is 2\)/,
-    );
+    expect((error as Error).message).toMatch(/^HOST: the worker pool's queue is full \(2 waiting\)/);
     expect((await client.status()).counts.waiting).toBe(2);
     expect(await client.outstanding()).not.toContain(refused.requestId);
   });
@@ -106,7 +104,9 @@ describe("the Redis queue backend", () => {
       const error = await call().catch((caught: unknown) => caught);
       expect(isSkillgateError(error, "queue_unavailable")).toBe(true);
       expect((error as Error).message).toMatch(
-        new RegExp(`^HOST: the worker queue at redis://127\\.0\\.0\\.1:${port} cannot be reached`),
+        new RegExp(
+          `^HOST: the worker pool's queue \\(redis at redis://127\\.0\\.0\\.1:${port}\\) cannot be reached`,
+        ),
       );
       expect((error as Error).message).not.toContain("secret-password");
     }
@@ -204,23 +204,41 @@ describe("the Redis queue backend", () => {
     expect(claimed.signal.aborted).toBe(true);
   });
 
-  it("an answer outlives the controller: a new client collects it, and it stays uncollected until marked", async () => {
+  it("an answer outlives the controller: a new client lists it as uncollected, and taking it clears that", async () => {
     const redis = await startRedis();
     const file = startsFile();
     const first = testClient(redis.url);
-    const request = testRequest({}, 300);
+    const request = testRequest({}, 100);
+    const other = testRequest();
     await first.submit(request);
+    await first.submit(other);
     await first.close();
     const worker = stopAfterTest(testWorkerSource(redis.url));
     await worker.start(recordingHandler(file), 1);
     const second = testClient(redis.url);
+    await eventually("both answered", async () => (await second.outstanding()).length === 0);
+    const listed = await second.uncollectedAnswers();
+    expect(listed.map((answer) => answer.requestId).sort()).toEqual(
+      [request.requestId, other.requestId].sort(),
+    );
+    expect(listed.every((answer) => answer.status === "ok")).toBe(true);
     expect((await second.waitFor(request.requestId)).status).toBe("ok");
-    expect((await second.uncollectedAnswers()).map((answer) => answer.requestId)).toEqual([
-      request.requestId,
-    ]);
-    await second.markCollected([request.requestId]);
+    await second.markCollected([other.requestId]);
     expect(await second.uncollectedAnswers()).toEqual([]);
-    expect(await second.outstanding()).toEqual([]);
+  });
+
+  it("stopWaiting ends only the wait: the request still runs and its answer can be taken later", async () => {
+    const redis = await startRedis();
+    const file = startsFile();
+    const client = testClient(redis.url);
+    const request = testRequest();
+    await client.submit(request);
+    const stop = new AbortController();
+    const wait = client.waitFor(request.requestId, undefined, { stopWaiting: stop.signal });
+    stop.abort();
+    await expect(wait).rejects.toMatchObject({ name: "AbortError" });
+    await stopAfterTest(testWorkerSource(redis.url)).start(recordingHandler(file), 1);
+    expect((await client.waitFor(request.requestId)).status).toBe("ok");
   });
 
   it("waiting for an id never submitted is not_found", async () => {

@@ -1,22 +1,32 @@
-import { appendFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ClaimedRequest, QueueResponse } from "../../../src/queue/contract.js";
+import { RequestSeal } from "../../../src/queue/local/request-seal.js";
 import {
   RedisQueueWorkerSource,
   type RedisWorkerSourceOptions,
 } from "../../../src/queue/redis/redis-worker-source.js";
-import { hmacRequestSeal } from "../../../src/queue/redis/request-seal.js";
 
 /**
  * The tiny in-test handler of the Redis tests: records each start in a file (outside any
  * sandbox, one line per start, so a test can count executions), sleeps `arguments.sleepMs`
  * (stopped by the request's signal) and answers `ok`, or `cancelled` when stopped. Run in the
  * test's own process or, as a script, as a worker process a test can SIGKILL:
- * `node --import tsx redis-test-worker.ts URL NAME STARTS_FILE CONCURRENCY [LOCK_MS]`.
+ * `node --import tsx redis-test-worker.ts URL NAME STARTS_FILE CONCURRENCY KEY_FILE`.
  */
 
-/** The secret every Redis test shares between controller and workers. */
-export const TEST_SECRET = "test-queue-secret-0123456789abcdef";
+let keyFile: string | undefined;
+
+/**
+ * The seal key file a test file's controller and workers share (a worker process is given its
+ * path, as a remote worker is given a copy of the controller's key); made once per process.
+ */
+export function testKeyFile(): string {
+  keyFile ??= join(mkdtempSync(join(tmpdir(), "skillgate-redis-seal-")), "seal.key");
+  return keyFile;
+}
 
 /** Timings short enough for tests: a dead worker is noticed within about two seconds. */
 export const FAST_SETTINGS = { lockDurationMs: 1_500, stalledIntervalMs: 500, heartbeatMs: 300 } as const;
@@ -56,11 +66,17 @@ export function testWorkerSource(
   url: string,
   extra: Partial<RedisWorkerSourceOptions> = {},
 ): RedisQueueWorkerSource {
-  return new RedisQueueWorkerSource({ url, seal: hmacRequestSeal(TEST_SECRET), ...FAST_SETTINGS, ...extra });
+  return new RedisQueueWorkerSource({
+    url,
+    seal: RequestSeal.open(testKeyFile()),
+    ...FAST_SETTINGS,
+    ...extra,
+  });
 }
 
 async function main(argv: readonly string[]): Promise<void> {
-  const [url, name, startsFile, concurrency] = argv;
+  const [url, name, startsFile, concurrency, key] = argv;
+  if (key !== undefined) keyFile = key;
   if (url === undefined || name === undefined || startsFile === undefined)
     throw new Error("usage: redis-test-worker.ts URL NAME STARTS_FILE [CONCURRENCY]");
   const source = testWorkerSource(url, { name });
