@@ -10,19 +10,15 @@ import {
 } from "../../../src/queue/redis/redis-worker-source.js";
 
 /**
- * The tiny in-test handler of the Redis tests: records each start in a file (outside any
- * sandbox, one line per start, so a test can count executions), sleeps `arguments.sleepMs`
- * (stopped by the request's signal) and answers `ok`, or `cancelled` when stopped. Run in the
- * test's own process or, as a script, as a worker process a test can SIGKILL:
- * `node --import tsx redis-test-worker.ts URL NAME STARTS_FILE CONCURRENCY KEY_FILE`.
+ * The tiny in-test handler of the Redis tests: records each start in a file (one line per
+ * start, so a test can count executions), sleeps `arguments.sleepMs` (stopped by the request's
+ * signal) and answers `ok`, or `cancelled` when stopped. Worker processes that run real
+ * scripts are test/helpers/queue-chaos-worker.ts with `--redis`.
  */
 
 let keyFile: string | undefined;
 
-/**
- * The seal key file a test file's controller and workers share (a worker process is given its
- * path, as a remote worker is given a copy of the controller's key); made once per process.
- */
+/** The seal key file a test file's controller and workers share; made once per process. */
 export function testKeyFile(): string {
   keyFile ??= join(mkdtempSync(join(tmpdir(), "skillgate-redis-seal-")), "seal.key");
   return keyFile;
@@ -61,7 +57,7 @@ export function recordingHandler(
   };
 }
 
-/** A worker source for `url` with the test secret and fast timings. */
+/** A worker source for `url` with the test seal key and fast timings. */
 export function testWorkerSource(
   url: string,
   extra: Partial<RedisWorkerSourceOptions> = {},
@@ -73,22 +69,3 @@ export function testWorkerSource(
     ...extra,
   });
 }
-
-async function main(argv: readonly string[]): Promise<void> {
-  const [url, name, startsFile, concurrency, key] = argv;
-  if (key !== undefined) keyFile = key;
-  if (url === undefined || name === undefined || startsFile === undefined)
-    throw new Error("usage: redis-test-worker.ts URL NAME STARTS_FILE [CONCURRENCY]");
-  const source = testWorkerSource(url, { name });
-  await source.start(recordingHandler(startsFile), Number(concurrency ?? 2));
-  process.stdout.write("ready\n");
-  process.once("SIGTERM", () => {
-    source.stop().then(() => process.exit(0));
-  });
-}
-
-if (process.argv[1] !== undefined && import.meta.filename === process.argv[1])
-  main(process.argv.slice(2)).catch((error: unknown) => {
-    process.stderr.write(`${String(error)}\n`);
-    process.exit(1);
-  });
