@@ -73,6 +73,8 @@ export interface QueueWorkerInfo {
   readonly lastSeen: string;
   /** True while it finishes its running jobs and takes no new ones. */
   readonly stopping: boolean;
+  /** How often it says it is alive; it is judged dead after 3 of these in silence. */
+  readonly heartbeatMs?: number;
 }
 
 /** The controller's side of a backend. */

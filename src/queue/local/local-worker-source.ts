@@ -181,6 +181,7 @@ export class LocalWorkerSource implements QueueWorkerSource {
         running: this.#running.size,
         lastSeen: new Date().toISOString(),
         stopping: this.#stopping,
+        heartbeatMs: this.#options.heartbeatMs,
       });
     } catch {
       // Swept away meanwhile (judged dead); the next heartbeat tries again.
