@@ -91,6 +91,11 @@ export interface QueueClient {
    */
   waitFor(requestId: string, signal?: AbortSignal, options?: QueueWaitOptions): Promise<QueueResponse>;
   status(): Promise<QueueStatus>;
+  /**
+   * Optional, cheap: whether any worker is alive and taking requests now. The controller refuses
+   * a run at once (`queue_no_worker`) when it says false, instead of waiting for nobody.
+   */
+  hasLiveWorker?(): Promise<boolean>;
   close(): Promise<void>;
 }
 

@@ -74,6 +74,11 @@ export class QueueRunner implements Runner {
     let client: QueueClient;
     try {
       client = await this.#options.client();
+      if ((await client.hasLiveWorker?.()) === false)
+        return refusal(
+          "queue_no_worker",
+          `no worker of the pool is running, so ${request.script} of ${request.skill} did not run; tell the host's owner (skillgate worker starts one, skillgate queue status shows them).`,
+        );
       await client.submit(queued);
     } catch (error) {
       return queueRefusal(error);

@@ -70,23 +70,43 @@ describe("QueueRunner", () => {
     ]);
   });
 
-  it("refuses with HOST: when the queue is full, and when no worker takes the request in time", async () => {
+  it("refuses with HOST: when no worker runs, when the queue is full, and when no worker takes it in time", async () => {
     const { data, skills } = queueTree();
-    const { folder, hash } = queuedSkill(data, skills, "echo", { "scripts/echo.mjs": "console.log(1);\n" });
+    const { folder, hash } = queuedSkill(data, skills, "sleepy", {
+      "scripts/sleep.mjs": "await new Promise((r) => setTimeout(r, 60_000));\n",
+    });
     const finished: QueueRunFinished[] = [];
-    const full = queueRouter(data, localClient(data, 1), finished, 200);
+    const client = localClient(data, 1);
+    const { router } = queueRouter(data, client, finished, 200);
     const limits = { timeoutMs: 300, maxOutputBytes: 1024 };
-    const first = full.router.run(runRequest(folder, "echo", hash, "scripts/echo.mjs", { limits }));
-    const second = await full.router.run(runRequest(folder, "echo", hash, "scripts/echo.mjs"));
-    expect(second.status).toBe("refused");
-    expect(second.code).toBe("queue_full");
-    expect(second.message).toBe(
+    const nobody = await router.run(runRequest(folder, "sleepy", hash, "scripts/sleep.mjs", { limits }));
+    expect(nobody.status).toBe("refused");
+    expect(nobody.code).toBe("queue_no_worker");
+    expect(nobody.message).toMatch(/^HOST: no worker of the pool is running/);
+    await localWorker(data, { concurrency: 1 });
+    const busy = router.run(
+      runRequest(folder, "sleepy", hash, "scripts/sleep.mjs", {
+        limits: { timeoutMs: 3000, maxOutputBytes: 1024 },
+      }),
+    );
+    await eventually("the first run to start", async () =>
+      expect((await client.status()).counts.active).toBe(1),
+    );
+    const waiting = router.run(runRequest(folder, "sleepy", hash, "scripts/sleep.mjs", { limits }));
+    await eventually("the second to wait", async () =>
+      expect((await client.status()).counts.waiting).toBe(1),
+    );
+    const full = await router.run(runRequest(folder, "sleepy", hash, "scripts/sleep.mjs", { limits }));
+    expect(full.status).toBe("refused");
+    expect(full.code).toBe("queue_full");
+    expect(full.message).toBe(
       "HOST: the worker pool's queue is full (1 waiting); try again later. [queue_full]",
     );
-    const lonely = await first;
-    expect(lonely.status).toBe("refused");
-    expect(lonely.code).toBe("queue_no_worker");
-    expect(lonely.message).toMatch(/^HOST: no worker of the pool took/);
+    const late = await waiting;
+    expect(late.status).toBe("refused");
+    expect(late.code).toBe("queue_no_worker");
+    expect(late.message).toMatch(/^HOST: no worker of the pool took/);
+    expect((await busy).status).toBe("timed_out");
   });
 
   it("an abort by the caller cancels the run: interrupted with a HOST: text", async () => {
