@@ -168,9 +168,15 @@ export class QueueRunner implements Runner {
   }
 }
 
-/** A queue id: its time first, so names sort in submission order, then 8 random bytes. */
+let sequence = 0;
+
+/**
+ * A queue id: its time first and this process's sequence, so one controller's requests sort in
+ * submission order (workers take the oldest first), then 6 random bytes.
+ */
 export function newQueueId(): string {
-  return `${Date.now().toString(36).padStart(9, "0")}-${randomBytes(8).toString("hex")}`;
+  sequence = (sequence + 1) % 36 ** 4;
+  return `${Date.now().toString(36).padStart(9, "0")}-${sequence.toString(36).padStart(4, "0")}-${randomBytes(6).toString("hex")}`;
 }
 
 /** What the worker needs and nothing more: no folder, no workspace, no environment, no call scope. */

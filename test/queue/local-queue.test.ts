@@ -12,6 +12,7 @@ import { describe, expect, it } from "vitest";
 import { isSkillgateError } from "../../src/core/errors.js";
 import { queueLayout, requestFileName } from "../../src/queue/local/layout.js";
 import { RequestSeal } from "../../src/queue/local/request-seal.js";
+import { sweepDeadWorkers } from "../../src/queue/local/worker-folders.js";
 import { eventually } from "../helpers/eventually.js";
 import { localClient, localWorker, queuedSkill, queueRequest, queueTree } from "./helpers.js";
 
@@ -245,5 +246,36 @@ describe("the local queue", () => {
     controller.abort();
     await client.waitFor(first.requestId, controller.signal);
     await client.waitFor(second.requestId, controller.signal);
+  });
+
+  it("a worker judged dead while it runs: its claim is answered interrupted, it registers again and goes on", async () => {
+    const { data, skills } = queueTree();
+    const slow = queuedSkill(data, skills, "slow", {
+      "scripts/slow.mjs": "await new Promise((r) => setTimeout(r, 1000)); console.log('late');\n",
+    });
+    const echo = queuedSkill(data, skills, "echo", { "scripts/echo.mjs": ECHO });
+    const client = localClient(data);
+    const { source } = await localWorker(data, { name: "stalled" });
+    const first = queueRequest("slow", slow.hash, "scripts/slow.mjs");
+    await client.submit(first);
+    await eventually("the run to start", async () => expect((await client.status()).counts.active).toBe(1));
+    const oldFolder = source.folder ?? "";
+    // Its lock looks an hour old, as after a long stall: a sweep judges it dead.
+    const old = new Date(Date.now() - 3600_000);
+    utimesSync(join(oldFolder, "lock"), old, old);
+    expect(sweepDeadWorkers(queueLayout(data), 1000)).toEqual([first.requestId]);
+    const answer = await client.waitFor(first.requestId);
+    expect(answer.status).toBe("interrupted");
+    expect(answer.worker).toBeUndefined();
+    await eventually(
+      "the worker to register again",
+      () => source.folder !== oldFolder && existsSync(source.folder ?? ""),
+    );
+    const next = queueRequest("echo", echo.hash, "scripts/echo.mjs", { arguments: { after: true } });
+    await client.submit(next);
+    expect((await client.waitFor(next.requestId)).status).toBe("ok");
+    // The stalled run's own answer came too late to replace the first.
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    expect(readdirSync(queueLayout(data).responses).filter((name) => !name.startsWith("."))).toEqual([]);
   });
 });
