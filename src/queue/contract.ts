@@ -73,6 +73,8 @@ export interface QueueWorkerInfo {
   readonly lastSeen: string;
   /** True while it finishes its running jobs and takes no new ones. */
   readonly stopping: boolean;
+  /** How often it says it is alive; it is judged dead after 3 of these in silence. */
+  readonly heartbeatMs?: number;
 }
 
 /** The controller's side of a backend. */
@@ -89,6 +91,11 @@ export interface QueueClient {
    */
   waitFor(requestId: string, signal?: AbortSignal, options?: QueueWaitOptions): Promise<QueueResponse>;
   status(): Promise<QueueStatus>;
+  /**
+   * Optional, cheap: whether any worker is alive and taking requests now. The controller refuses
+   * a run at once (`queue_no_worker`) when it says false, instead of waiting for nobody.
+   */
+  hasLiveWorker?(): Promise<boolean>;
   close(): Promise<void>;
 }
 

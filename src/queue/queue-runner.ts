@@ -74,6 +74,11 @@ export class QueueRunner implements Runner {
     let client: QueueClient;
     try {
       client = await this.#options.client();
+      if ((await client.hasLiveWorker?.()) === false)
+        return refusal(
+          "queue_no_worker",
+          `no worker of the pool is running, so ${request.script} of ${request.skill} did not run; tell the host's owner (skillgate worker starts one, skillgate queue status shows them).`,
+        );
       await client.submit(queued);
     } catch (error) {
       return queueRefusal(error);
@@ -163,9 +168,15 @@ export class QueueRunner implements Runner {
   }
 }
 
-/** A queue id: its time first, so names sort in submission order, then 8 random bytes. */
+let sequence = 0;
+
+/**
+ * A queue id: its time first and this process's sequence, so one controller's requests sort in
+ * submission order (workers take the oldest first), then 6 random bytes.
+ */
 export function newQueueId(): string {
-  return `${Date.now().toString(36).padStart(9, "0")}-${randomBytes(8).toString("hex")}`;
+  sequence = (sequence + 1) % 36 ** 4;
+  return `${Date.now().toString(36).padStart(9, "0")}-${sequence.toString(36).padStart(4, "0")}-${randomBytes(6).toString("hex")}`;
 }
 
 /** What the worker needs and nothing more: no folder, no workspace, no environment, no call scope. */

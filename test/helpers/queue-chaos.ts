@@ -68,9 +68,9 @@ export interface ChaosReport {
 export const COUNTING_SCRIPT = [
   'import { appendFileSync } from "node:fs";',
   "const args = JSON.parse(process.env.SKILLGATE_SKILL_ARGS);",
-  "appendFileSync(args.log, `${args.id}\\n`);",
+  'appendFileSync(args.log, args.id + "\\n");',
   "await new Promise((resolve) => setTimeout(resolve, args.sleepMs));",
-  "console.log(`done ${args.id}`);",
+  'console.log("done " + args.id);',
   "process.exit(args.fail ? 1 : 0);",
   "",
 ].join("\n");

@@ -1,8 +1,16 @@
-import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach } from "vitest";
 import { removeTree } from "../../src/core/remove-tree.js";
+import type { QueueRequest } from "../../src/queue/contract.js";
+import { LocalQueueClient } from "../../src/queue/local/local-queue-client.js";
+import { LocalWorkerSource } from "../../src/queue/local/local-worker-source.js";
+import { newQueueId } from "../../src/queue/queue-runner.js";
+import { SnapshotSkillFiles } from "../../src/queue/worker/skill-files.js";
+import { type RunningWorker, startWorker } from "../../src/queue/worker/worker.js";
+import type { Runner } from "../../src/runners/contract.js";
+import { LocalRunner } from "../../src/runners/local-runner.js";
 import { SnapshotStore } from "../../src/runners/snapshot.js";
 import { hashSkillFolder } from "../../src/skill/content-hash.js";
 
@@ -16,6 +24,8 @@ afterEach(() => {
 /** A fresh folder with a data folder and a skills folder inside. */
 export function queueTree(): { root: string; data: string; skills: string } {
   const root = realpathSync(mkdtempSync(join(tmpdir(), "skillgate-queue-")));
+  // The sandbox user passes through to the snapshots.
+  chmodSync(root, 0o755);
   made.push(root);
   const data = join(root, "data");
   const skills = join(root, "skills");
@@ -86,4 +96,68 @@ export function workerProcessArgs(
       ? ["--redis", options.redis, "--lock-ms", String(options.lockMs ?? 1500)]
       : []),
   ];
+}
+
+/** A request of `skill` at `hash` running `script`, with defaults for the rest. */
+export function queueRequest(
+  skill: string,
+  hash: string,
+  script: string,
+  overrides: Partial<QueueRequest> = {},
+): QueueRequest {
+  return {
+    requestId: newQueueId(),
+    skill,
+    hash,
+    script,
+    arguments: {},
+    timeoutMs: 30_000,
+    maxOutputBytes: 64 * 1024,
+    network: "none",
+    allowedDomains: [],
+    submittedAt: new Date().toISOString(),
+    ...overrides,
+  };
+}
+
+/** An in-process worker on the local queue of `data`, stopped after the test. */
+export async function localWorker(
+  data: string,
+  options: {
+    name?: string;
+    runner?: Runner;
+    concurrency?: number;
+    skillLimits?: Record<string, { concurrency: number }>;
+  } = {},
+): Promise<{ worker: RunningWorker; source: LocalWorkerSource }> {
+  const source = new LocalWorkerSource({
+    dataFolder: data,
+    name: options.name ?? "test-worker",
+    heartbeatMs: 500,
+    pollMs: 50,
+    skillLimits: () => options.skillLimits ?? {},
+  });
+  const worker = await startWorker({
+    source,
+    skillFiles: new SnapshotSkillFiles(data),
+    runner: options.runner ?? new LocalRunner({ dataFolder: data, isTrusted: () => true }),
+    name: options.name ?? "test-worker",
+    concurrency: options.concurrency ?? 2,
+  });
+  running.push(source, worker);
+  return { worker, source };
+}
+
+const running: Array<RunningWorker | LocalWorkerSource> = [];
+
+afterEach(async () => {
+  for (const item of running.splice(0)) {
+    if (item instanceof LocalWorkerSource) item.abortAll();
+    else await item.stop();
+  }
+});
+
+/** A client of the local queue of `data` with a short heartbeat and poll. */
+export function localClient(data: string, capacity = 1000): LocalQueueClient {
+  return new LocalQueueClient({ dataFolder: data, capacity, heartbeatMs: 500, pollMs: 50 });
 }

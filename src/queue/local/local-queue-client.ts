@@ -16,7 +16,15 @@ import {
 } from "./layout.js";
 import { localQueueStatus, pruneFinished } from "./local-queue-status.js";
 import { RequestSeal } from "./request-seal.js";
-import { HEARTBEATS_BEFORE_DEAD, names, removeQuietly, sweepDeadWorkers } from "./worker-folders.js";
+import {
+  HEARTBEATS_BEFORE_DEAD,
+  names,
+  readWorkerInfo,
+  removeQuietly,
+  sweepDeadWorkers,
+  workerFolders,
+  workerIsAlive,
+} from "./worker-folders.js";
 
 /** Options of {@link LocalQueueClient}. */
 export interface LocalQueueClientOptions {
@@ -136,6 +144,13 @@ export class LocalQueueClient implements QueueClient {
     const capacity =
       typeof this.#options.capacity === "function" ? this.#options.capacity() : this.#options.capacity;
     return localQueueStatus(this.layout, capacity, this.#options.heartbeatMs * HEARTBEATS_BEFORE_DEAD);
+  }
+
+  async hasLiveWorker(): Promise<boolean> {
+    const staleMs = this.#options.heartbeatMs * HEARTBEATS_BEFORE_DEAD;
+    return workerFolders(this.layout).some(
+      (worker) => workerIsAlive(worker, staleMs) && readWorkerInfo(worker)?.stopping !== true,
+    );
   }
 
   /** Answers every claim of a dead worker `interrupted`; returns their ids. */

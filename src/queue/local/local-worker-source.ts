@@ -92,16 +92,8 @@ export class LocalWorkerSource implements QueueWorkerSource {
     ])
       mkdirSync(folder, { recursive: true, mode: FOLDER_MODE });
     this.#seal = RequestSeal.open(this.layout.sealKey);
-    const safeName = this.#options.name.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 60);
-    const worker = workerFolder(this.layout, `${safeName}.${process.pid}.${randomBytes(4).toString("hex")}`);
-    mkdirSync(worker.folder, { mode: FOLDER_MODE });
-    const lock = tryLock(worker.lock, { staleMs: this.#staleMs, takeOver: false });
-    if (lock === undefined) throw new Error(`worker folder ${worker.folder} is taken`);
-    mkdirSync(worker.claimed, { mode: FOLDER_MODE });
-    this.#worker = worker;
-    this.#lock = lock;
-    this.#writeInfo();
-    sweepDeadWorkers(this.layout, this.#staleMs, worker.folder);
+    this.#register();
+    sweepDeadWorkers(this.layout, this.#staleMs, this.#worker?.folder);
     this.#watch(this.layout.requests, () => this.#claim());
     this.#watch(this.layout.cancel, () => this.#checkCancels());
     this.#timers.push(
@@ -144,6 +136,30 @@ export class LocalWorkerSource implements QueueWorkerSource {
     for (const running of this.#running.values()) running.controller.abort();
   }
 
+  /** A folder of its own (unique per process and start), its liveness lock and its info. */
+  #register(): void {
+    const safeName = this.#options.name.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 60);
+    const worker = workerFolder(this.layout, `${safeName}.${process.pid}.${randomBytes(4).toString("hex")}`);
+    mkdirSync(worker.folder, { mode: FOLDER_MODE });
+    const lock = tryLock(worker.lock, { staleMs: this.#staleMs, takeOver: false });
+    if (lock === undefined) throw new Error(`worker folder ${worker.folder} is taken`);
+    mkdirSync(worker.claimed, { mode: FOLDER_MODE });
+    this.#worker = worker;
+    this.#lock = lock;
+    this.#writeInfo();
+  }
+
+  /**
+   * True when this worker's folder is no longer its own: a sweep judged it dead (it was
+   * silent past the limit: a suspended machine, a stalled loop) and answered its claims
+   * `interrupted`. The worker then registers again under a new folder; the runs it still holds
+   * finish, but their answers lose to the sweep's.
+   */
+  #lostRegistration(): boolean {
+    const worker = this.#worker;
+    return worker !== undefined && (!existsSync(worker.claimed) || !existsSync(worker.lock));
+  }
+
   get #staleMs(): number {
     return this.#options.heartbeatMs * HEARTBEATS_BEFORE_DEAD;
   }
@@ -164,6 +180,13 @@ export class LocalWorkerSource implements QueueWorkerSource {
   }
 
   #heartbeat(): void {
+    if (!this.#stopping && this.#lostRegistration()) {
+      try {
+        this.#register();
+      } catch {
+        // The queue folder is unwritable now; the next heartbeat tries again.
+      }
+    }
     this.#lock?.refresh();
     this.#slots.refresh();
     this.#writeInfo();
@@ -181,6 +204,7 @@ export class LocalWorkerSource implements QueueWorkerSource {
         running: this.#running.size,
         lastSeen: new Date().toISOString(),
         stopping: this.#stopping,
+        heartbeatMs: this.#options.heartbeatMs,
       });
     } catch {
       // Swept away meanwhile (judged dead); the next heartbeat tries again.
@@ -243,6 +267,8 @@ export class LocalWorkerSource implements QueueWorkerSource {
     const answer = async (response: QueueResponse): Promise<void> => {
       if (answered) return;
       answered = true;
+      // A claim gone means a sweep answered it already (this worker was judged dead): that answer stands.
+      if (!existsSync(claimedFile)) return;
       const body = JSON.stringify({ ...response, requestId: named.requestId, worker: this.#identity });
       try {
         writeFileAtomicallySync(responseFile(this.layout, named.requestId), body, { exclusive: true });

@@ -43,7 +43,11 @@ export function workerFolders(layout: QueueLayout): WorkerFolder[] {
   return names(layout.workers).map((name) => workerFolder(layout, name));
 }
 
-/** True while the worker's lock is fresh (refreshed within the staleness limit, its process alive). */
+/**
+ * True while the worker's lock is fresh: its process alive (same host) and the lock refreshed
+ * within `staleMs` or 3 of the worker's own heartbeats, whichever is longer, so an observer
+ * with a shorter heartbeat never judges a slower worker dead.
+ */
 export function workerIsAlive(worker: WorkerFolder, staleMs: number): boolean {
   const stats = lstatSync(worker.lock, { throwIfNoEntry: false });
   if (stats === undefined) {
@@ -55,7 +59,9 @@ export function workerIsAlive(worker: WorkerFolder, staleMs: number): boolean {
       names(worker.claimed).length === 0
     );
   }
-  return !lockIsStale(worker.lock, staleMs);
+  const declared = readWorkerInfo(worker)?.heartbeatMs;
+  const limit = declared !== undefined ? Math.max(staleMs, declared * HEARTBEATS_BEFORE_DEAD) : staleMs;
+  return !lockIsStale(worker.lock, limit);
 }
 
 /** What a worker last wrote about itself, or undefined. */
@@ -73,6 +79,9 @@ export function readWorkerInfo(worker: WorkerFolder): QueueWorkerInfo | undefine
       running: typeof value.running === "number" ? value.running : 0,
       lastSeen: typeof value.lastSeen === "string" ? value.lastSeen : "",
       stopping: value.stopping === true,
+      ...(typeof value.heartbeatMs === "number" && value.heartbeatMs > 0
+        ? { heartbeatMs: value.heartbeatMs }
+        : {}),
     };
   } catch {
     return undefined;

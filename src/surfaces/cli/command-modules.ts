@@ -27,6 +27,8 @@ const COMMAND_MODULES: ReadonlyArray<{ names: readonly string[]; load: () => Pro
   },
   { names: ["mcp"], load: async () => (await import("./commands/mcp.js")).registerMcp },
   { names: ["serve"], load: async () => (await import("./commands/serve.js")).registerServe },
+  { names: ["worker"], load: async () => (await import("./commands/worker.js")).registerWorker },
+  { names: ["queue"], load: async () => (await import("./commands/queue.js")).registerQueue },
   {
     names: ["approvals", "approve", "decline"],
     load: async () => (await import("./commands/approvals.js")).registerApprovals,

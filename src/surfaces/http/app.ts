@@ -5,6 +5,7 @@ import { chatsRoutes } from "./routes/chats.js";
 import { filesRoutes } from "./routes/files.js";
 import { importRoutes } from "./routes/import.js";
 import { routeApp } from "./routes/owner-route-app.js";
+import { queueRoutes } from "./routes/queue.js";
 import { reviewRoutes } from "./routes/review.js";
 import { skillsRoutes } from "./routes/skills.js";
 import type { ServerContext } from "./server-context.js";
@@ -30,6 +31,7 @@ export function createApiApp(context: ServerContext): OpenAPIHono {
   api.route("/", approvalsRoutes(context));
   api.route("/", chatsRoutes(context));
   api.route("/", auditRoutes(context));
+  api.route("/", queueRoutes(context));
   api.doc31("/openapi.json", { openapi: "3.1.0", info: OPENAPI_INFO });
   return api;
 }

@@ -1,6 +1,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { getRequestListener } from "@hono/node-server";
+import { type QueueService, startQueueService } from "../../app/queue-service.js";
 import { InvalidArgumentError } from "../../core/errors.js";
 import { listenError } from "../../core/listen-error.js";
 import { type Logger, silentLogger } from "../../observe/logger.js";
@@ -50,6 +51,11 @@ export interface ServerOptions {
   readonly stopGraceMs?: number;
   /** Where the server's information lines go (default none). */
   readonly logger?: Logger;
+  /**
+   * The worker pool's service (default true): gone callers' answers collected for the audit,
+   * and the in-process worker per `queue.workers.in_process` (docs/queue.md).
+   */
+  readonly queue?: boolean;
 }
 
 /** A running `skillgate serve`. */
@@ -112,6 +118,8 @@ async function listen(
     ...(options.newToken === true ? { renew: true } : {}),
   });
   const context: ServerContext = { host, store, events: new ServerEvents(), logger };
+  const queue: QueueService | undefined =
+    options.queue === false ? undefined : await startQueueService(host.skillgate, logger);
   const requests = new InFlight();
   let handle: ReturnType<typeof getRequestListener> | undefined;
   const server = createServer((request, response) => {
@@ -153,6 +161,7 @@ async function listen(
     await sessions.close();
     server.closeAllConnections();
     await closed;
+    await queue?.close();
     await host.close();
   };
   return {
