@@ -5,7 +5,8 @@
  * `--only sandbox`, `--only mounts` (a run with a workspace and a package environment against
  * today's run and bare bwrap with the same mounts), `--only workspace` (a 1,000-file workspace,
  * read-only and writable with its walks), `--only environments` (a package environment build
- * against a bare pip install) or `--only ui` (the web UI's first load in Chromium) runs one of
+ * against a bare pip install), `--only node-sync` (SkillSync of 200 skills against a bare
+ * sha256sum + tar -xzf) or `--only ui` (the web UI's first load in Chromium) runs one of
  * them (`--scale-total` and `--scale-rounds` size the scale run; `--http-rounds` and
  * `--http-seconds` the `/api/skills` run; `--mounts-rounds`, `--workspace-rounds` and
  * `--environment-rounds` the issue 13 runs; `--ui-rounds` the web UI run).
@@ -36,6 +37,7 @@ const { values } = parseArgs({
     "mcp-rounds": { type: "string", default: "200" },
     "startup-rounds": { type: "string", default: "15" },
     "environment-rounds": { type: "string", default: "5" },
+    "node-sync-rounds": { type: "string", default: "5" },
     "mounts-rounds": { type: "string", default: "30" },
     "workspace-rounds": { type: "string", default: "30" },
     concurrency: { type: "string", default: "100" },
@@ -75,11 +77,12 @@ if (
     "mounts",
     "workspace",
     "environments",
+    "node-sync",
     "ui",
   ].includes(only)
 ) {
   console.error(
-    `--only takes discovery, startup, scale, runners, mcp, http-api, sandbox, mounts, workspace, environments or ui, got ${only}`,
+    `--only takes discovery, startup, scale, runners, mcp, http-api, sandbox, mounts, workspace, environments, node-sync or ui, got ${only}`,
   );
   process.exit(2);
 }
@@ -140,7 +143,8 @@ try {
     raw.ui = ui;
   }
   console.log(`# skillgate benchmarks\n\nmachine: ${machine}\npackage: ${distFolder()}`);
-  const late = only === undefined || ["sandbox", "mounts", "workspace", "environments"].includes(only);
+  const late =
+    only === undefined || ["sandbox", "mounts", "workspace", "environments", "node-sync"].includes(only);
   console.log(`load average (1/5/15 min): ${loadBefore} before${late ? "" : `, ${load()} after`}\n`);
   if (discovery !== undefined) {
     console.log(formatDiscoveryResults(discovery));
@@ -196,6 +200,12 @@ try {
     });
     raw.environments = environments;
     console.log(`\n${formatEnvironmentsResults(environments)}`);
+  }
+  if (only === undefined || only === "node-sync") {
+    const { runNodeSyncBenchmark, formatNodeSyncResults } = await import("./node-sync.mjs");
+    const nodeSync = await runNodeSyncBenchmark({ rounds: Number(values["node-sync-rounds"]), log });
+    raw.nodeSync = nodeSync;
+    console.log(`\n${formatNodeSyncResults(nodeSync)}`);
   }
   // The header's "after" is read before the sandbox, mounts, workspace and environment runs print.
   if (late) console.log(`\nload average (1/5/15 min) after the last benchmark: ${load()}`);

@@ -81,7 +81,35 @@ export type ErrorCode =
   // The worker pool (queue mode), see docs/queue.md.
   | "queue_full"
   | "queue_unavailable"
-  | "duplicate_request";
+  | "duplicate_request"
+  // Node packages, skills manifests and SkillSync, see docs/nodes.md.
+  | "package_invalid"
+  | "package_symlink"
+  | "package_hardlink"
+  | "package_special_entry"
+  | "package_path_not_allowed"
+  | "package_duplicate_entry"
+  | "package_entry_too_large"
+  | "package_too_large"
+  | "package_too_many_entries"
+  | "package_hash_mismatch"
+  | "package_sha256_mismatch"
+  | "package_size_mismatch"
+  | "package_stale"
+  | "package_not_found"
+  | "package_build_failed"
+  | "manifest_bad_signature"
+  | "manifest_replayed"
+  | "manifest_expired"
+  | "manifest_wrong_node"
+  | "manifest_invalid"
+  | "controller_unreachable"
+  | "controller_timeout"
+  | "controller_refused"
+  | "controller_bad_response"
+  | "controller_response_too_large"
+  | "controller_key_changed"
+  | "agent_files_invalid";
 
 /**
  * The mark every {@link SkillgateError} carries, under a registry symbol so it is the same key
