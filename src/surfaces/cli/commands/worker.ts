@@ -9,10 +9,14 @@ interface WorkerFlags {
   readonly redis?: string;
   readonly concurrency?: number;
   readonly name?: string;
+  readonly controller?: string;
+  readonly enrol?: string;
+  readonly sealKey?: string;
 }
 
 /**
- * `skillgate worker [--redis URL] [--concurrency N] [--name NAME]`: a worker of the pool for
+ * `skillgate worker [--redis URL] [--concurrency N] [--name NAME] [--controller URL [--enrol TOKEN]]
+ * [--seal-key FILE]`: a worker of the pool for
  * `skillgate.execution: queue` skills, against the data folder's local queue unless `--redis`
  * (or `queue.backend: redis`) says otherwise, until SIGTERM or SIGINT: then it takes no new
  * requests and finishes the running ones. docs/queue.md.
@@ -24,6 +28,18 @@ export function registerWorker(program: Command, output: CliOutput): void {
     .option("--redis <url>", "work for the BullMQ queue on this Redis instead of the local queue")
     .option("--concurrency <number>", "runs at once (default queue.concurrency: the number of cores)", count)
     .option("--name <name>", "the worker's name in answers, the status and the audit (default HOST-PID)")
+    .option(
+      "--controller <url>",
+      "a worker on another host: get skill files from this controller (SkillSync)",
+    )
+    .option(
+      "--enrol <token>",
+      "enrol with the controller once, with the token of `skillgate nodes add NAME --worker`",
+    )
+    .option(
+      "--seal-key <file>",
+      "the controller's queue/seal.key, copied to this host (default the data folder's)",
+    )
     .addHelpText(
       "after",
       "\nEach script runs in the sandbox from the skill's verified copy (hashed again before each run),\n" +
@@ -47,12 +63,25 @@ export function registerWorker(program: Command, output: CliOutput): void {
         },
         proxy: domainProxyProvider(),
       });
+      // A worker on another host: skill files from the controller over SkillSync.
+      const remote =
+        flags.controller !== undefined
+          ? await (await import("../../../queue/worker/remote-skill-files.js")).openRemoteSkillFiles({
+              dataFolder: folders.data,
+              controllerUrl: flags.controller,
+              ...(flags.name !== undefined ? { name: flags.name } : {}),
+              ...(flags.enrol !== undefined ? { enrolToken: flags.enrol } : {}),
+            })
+          : undefined;
+      const name = flags.name ?? remote?.nodeName;
       const worker = await startQueueWorker({
         dataFolder: folders.data,
         config: () => queue,
         runner,
-        ...(flags.name !== undefined ? { name: flags.name } : {}),
+        ...(name !== undefined ? { name } : {}),
         ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
+        ...(remote !== undefined ? { skillFiles: remote.files } : {}),
+        ...(flags.sealKey !== undefined ? { redis: { sealKeyFile: flags.sealKey } } : {}),
       });
       output.out(
         `skillgate: worker ${worker.name} takes requests from the ${queue.backend} queue (${flags.concurrency ?? queue.concurrency} at once)\n`,
@@ -63,6 +92,7 @@ export function registerWorker(program: Command, output: CliOutput): void {
       });
       output.err(`skillgate: ${signal}: taking no new requests, finishing the running ones\n`);
       await worker.stop();
+      remote?.files.stop();
       await runner.close();
       output.err("skillgate: worker stopped\n");
     });
