@@ -10,6 +10,7 @@ import { EditorPage } from "./pages/editor-page.js";
 import { ImportPage } from "./pages/import-page.js";
 import { LoginPage } from "./pages/login-page.js";
 import { PlanPage } from "./pages/plan-page.js";
+import { QueuePage } from "./pages/queue-page.js";
 import { ReviewPage } from "./pages/review-page.js";
 import { SkillPage } from "./pages/skill-page.js";
 import { SkillsListPage } from "./pages/skills-list.js";
@@ -46,6 +47,8 @@ function PageOf(props: { readonly route: Route }): ReactNode {
       );
     case "import":
       return <ImportPage />;
+    case "queue":
+      return <QueuePage />;
     case "not-found":
       return (
         <section>
@@ -70,6 +73,7 @@ const NAV: readonly {
   { href: "#/chats", label: "Chats", pages: ["chats", "transcript"] },
   { href: "#/audit", label: "Audit", pages: ["audit"] },
   { href: "#/import", label: "Import", pages: ["import"] },
+  { href: "#/queue", label: "Queue", pages: ["queue"] },
 ];
 
 /** The header: navigation with the Needs review count and the asks waiting, kept live. */

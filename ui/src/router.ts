@@ -17,6 +17,7 @@ export type Route =
   | { readonly page: "transcript"; readonly id: string }
   | { readonly page: "audit"; readonly skill?: string; readonly chat?: string }
   | { readonly page: "import" }
+  | { readonly page: "queue" }
   | { readonly page: "not-found"; readonly hash: string };
 
 /** Decodes a segment; a malformed escape is kept as written. */
@@ -59,6 +60,7 @@ export function parseRoute(hash: string): Route {
     };
   }
   if (first === "import" && second === undefined) return { page: "import" };
+  if (first === "queue" && second === undefined) return { page: "queue" };
   return { page: "not-found", hash };
 }
 
