@@ -6,7 +6,9 @@
  * today's run and bare bwrap with the same mounts), `--only workspace` (a 1,000-file workspace,
  * read-only and writable with its walks), `--only environments` (a package environment build
  * against a bare pip install), `--only node-sync` (SkillSync of 200 skills against a bare
- * sha256sum + tar -xzf) or `--only ui` (the web UI's first load in Chromium) runs one of
+ * sha256sum + tar -xzf), `--only queue-redis` (the Redis worker pool's round trip against a bare
+ * BullMQ job plus a sandbox run, and its throughput with 1, 2 and 4 workers against bare bwrap;
+ * needs redis-server) or `--only ui` (the web UI's first load in Chromium) runs one of
  * them (`--scale-total` and `--scale-rounds` size the scale run; `--http-rounds` and
  * `--http-seconds` the `/api/skills` run; `--mounts-rounds`, `--workspace-rounds` and
  * `--environment-rounds` the issue 13 runs; `--ui-rounds` the web UI run).
@@ -38,6 +40,8 @@ const { values } = parseArgs({
     "startup-rounds": { type: "string", default: "15" },
     "environment-rounds": { type: "string", default: "5" },
     "node-sync-rounds": { type: "string", default: "5" },
+    "queue-redis-rounds": { type: "string", default: "30" },
+    "queue-redis-runs": { type: "string", default: "60" },
     "mounts-rounds": { type: "string", default: "30" },
     "workspace-rounds": { type: "string", default: "30" },
     concurrency: { type: "string", default: "100" },
@@ -78,11 +82,12 @@ if (
     "workspace",
     "environments",
     "node-sync",
+    "queue-redis",
     "ui",
   ].includes(only)
 ) {
   console.error(
-    `--only takes discovery, startup, scale, runners, mcp, http-api, sandbox, mounts, workspace, environments, node-sync or ui, got ${only}`,
+    `--only takes discovery, startup, scale, runners, mcp, http-api, sandbox, mounts, workspace, environments, node-sync, queue-redis or ui, got ${only}`,
   );
   process.exit(2);
 }
@@ -144,7 +149,8 @@ try {
   }
   console.log(`# skillgate benchmarks\n\nmachine: ${machine}\npackage: ${distFolder()}`);
   const late =
-    only === undefined || ["sandbox", "mounts", "workspace", "environments", "node-sync"].includes(only);
+    only === undefined ||
+    ["sandbox", "mounts", "workspace", "environments", "node-sync", "queue-redis"].includes(only);
   console.log(`load average (1/5/15 min): ${loadBefore} before${late ? "" : `, ${load()} after`}\n`);
   if (discovery !== undefined) {
     console.log(formatDiscoveryResults(discovery));
@@ -206,6 +212,16 @@ try {
     const nodeSync = await runNodeSyncBenchmark({ rounds: Number(values["node-sync-rounds"]), log });
     raw.nodeSync = nodeSync;
     console.log(`\n${formatNodeSyncResults(nodeSync)}`);
+  }
+  if (only === undefined || only === "queue-redis") {
+    const { runQueueRedisBenchmark, formatQueueRedisResults } = await import("./queue-redis.mjs");
+    const queueRedis = await runQueueRedisBenchmark({
+      rounds: Number(values["queue-redis-rounds"]),
+      runs: Number(values["queue-redis-runs"]),
+      log,
+    });
+    raw.queueRedis = queueRedis;
+    console.log(`\n${formatQueueRedisResults(queueRedis)}`);
   }
   // The header's "after" is read before the sandbox, mounts, workspace and environment runs print.
   if (late) console.log(`\nload average (1/5/15 min) after the last benchmark: ${load()}`);

@@ -100,6 +100,7 @@ async function redisSource(
     name,
     heartbeatMs,
     sealKeyFile: options.redis?.sealKeyFile ?? queueLayout(options.dataFolder).sealKey,
+    sealKeyGiven: options.redis?.sealKeyFile !== undefined,
     ...(options.redis?.lockDurationMs !== undefined ? { lockDurationMs: options.redis.lockDurationMs } : {}),
     ...(options.redis?.stalledIntervalMs !== undefined
       ? { stalledIntervalMs: options.redis.stalledIntervalMs }

@@ -31,12 +31,13 @@ export interface RedisWorkerSourceSetup {
   readonly url: string;
   readonly name: string;
   readonly heartbeatMs: number;
-  /**
-   * The controller's seal key (a copy of its `<data>/queue/seal.key`); default this data
-   * folder's, for a worker on the controller's host. It must exist: a worker that made a key
-   * of its own would refuse every request.
-   */
+  /** The controller's seal key: its `<data>/queue/seal.key`, or a copy of it on another host. */
   readonly sealKeyFile: string;
+  /**
+   * True for a copy named by the owner (`--seal-key`): it must exist, since a worker that made
+   * a key of its own would refuse every request. The data folder's own key is made on first use.
+   */
+  readonly sealKeyGiven: boolean;
   readonly lockDurationMs?: number;
   readonly stalledIntervalMs?: number;
   readonly onError?: (error: Error) => void;
@@ -44,7 +45,7 @@ export interface RedisWorkerSourceSetup {
 
 /** A worker's source on Redis. */
 export function openRedisWorkerSource(setup: RedisWorkerSourceSetup): RedisQueueWorkerSource {
-  if (!existsSync(setup.sealKeyFile))
+  if (setup.sealKeyGiven && !existsSync(setup.sealKeyFile))
     throw new QueueUnavailableError(
       "redis",
       `the controller's seal key ${setup.sealKeyFile} is missing; copy the controller's queue/seal.key here or pass --seal-key`,
