@@ -12,6 +12,9 @@
  * - skillgate sandbox run: `SandboxRunner.run` of the same script from the same snapshot, as the
  *   worker runs it, in this process (no queue).
  * - bare bwrap: bubblewrap running the script with the same mounts (bench/sandbox-runs.mjs).
+ * - skillgate queue, no run: the same client against a `RedisQueueWorkerSource` in this process
+ *   whose handler answers at once: the backend's own cost (seal, claim, answer key, pub/sub) next
+ *   to the bare BullMQ round trip, without the sandbox's noise.
  * Target: skillgate queue <= 1.3x (bare BullMQ + skillgate sandbox run), medians; the ratio to
  * (bare BullMQ + bare bwrap) is shown too.
  *
@@ -132,6 +135,7 @@ async function noopSkill(root, data) {
 export async function runQueueRedisBenchmark({ rounds = 30, runs = 60, log = () => undefined } = {}) {
   const { Queue, QueueEvents, Worker } = await import("bullmq");
   const { RedisQueueClient } = await distImport("queue", "redis", "redis-queue-client.js");
+  const { RedisQueueWorkerSource } = await distImport("queue", "redis", "redis-worker-source.js");
   const { RequestSeal } = await distImport("queue", "local", "request-seal.js");
   const { queueLayout } = await distImport("queue", "local", "layout.js");
   const { newQueueId } = await distImport("queue", "queue-runner.js");
@@ -178,6 +182,40 @@ export async function runQueueRedisBenchmark({ rounds = 30, runs = 60, log = () 
       if (answer.status !== "ok")
         throw new Error(`queued run: ${answer.status} ${answer.message ?? answer.stderr}`);
       return elapsed;
+    };
+
+    const seal = RequestSeal.open(queueLayout(data).sealKey);
+    const emptyClient = new RedisQueueClient({ url: redis.url, seal, queueName: "empty", capacity: 100_000 });
+    const emptySource = new RedisQueueWorkerSource({
+      url: redis.url,
+      seal,
+      queueName: "empty",
+      name: "empty",
+    });
+    closers.push(
+      () => emptySource.stop(),
+      () => emptyClient.close(),
+    );
+    await emptySource.start(async (claimed) => {
+      await claimed.answer({
+        requestId: claimed.request.requestId,
+        status: "ok",
+        exitCode: 0,
+        stdout: "",
+        stderr: "",
+        stdoutTruncated: false,
+        stderrTruncated: false,
+        durationMs: 0,
+        finishedAt: new Date().toISOString(),
+      });
+    }, 1);
+    const emptyTrip = async () => {
+      const started = performance.now();
+      const queued = request();
+      await emptyClient.submit(queued);
+      const answer = await emptyClient.waitFor(queued.requestId);
+      if (answer.status !== "ok") throw new Error(`empty run: ${answer.status}`);
+      return performance.now() - started;
     };
 
     const connection = { host: "127.0.0.1", port: redis.port, maxRetriesPerRequest: null };
@@ -241,6 +279,7 @@ export async function runQueueRedisBenchmark({ rounds = 30, runs = 60, log = () 
       contestants: [
         { id: "queue", label: "skillgate queue (submit → answer)", run: roundTrip },
         { id: "bullmq", label: "bare BullMQ job round trip", run: bareBull },
+        { id: "empty", label: "skillgate queue, no run (handler answers at once)", run: emptyTrip },
         { id: "sandbox", label: "skillgate sandbox run (no queue)", run: sandboxRun },
         { id: "bwrap", label: "bare bwrap", run: bareBwrap },
       ],
@@ -319,6 +358,8 @@ export function formatQueueRedisResults(result) {
       `(${byId.queue.toFixed(1)} ms against ${result.floor.toFixed(1)} ms): ` +
       `${result.met ? "PASS" : "MISS"} (${QUEUE_REDIS_TARGET.label})`,
     `- skillgate queue / (bare BullMQ + bare bwrap): ${(byId.queue / result.bareFloor).toFixed(2)}x`,
+    `- the backend alone (no run) / bare BullMQ: ${(byId.empty / byId.bullmq).toFixed(2)}x ` +
+      `(${byId.empty.toFixed(1)} ms against ${byId.bullmq.toFixed(1)} ms)`,
     "",
     `| workers (concurrency 1 each), ${result.runs} no-op runs | skillgate queue | bare bwrap | ratio |`,
     "| --- | --- | --- | --- |",
