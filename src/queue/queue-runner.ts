@@ -198,7 +198,11 @@ export function toQueueRequest(request: RunRequest, requestId: string): QueueReq
 }
 
 function queueRefusal(error: unknown): RunResult {
-  if (isSkillgateError(error, "queue_full") || isSkillgateError(error, "queue_unavailable"))
+  if (
+    isSkillgateError(error, "queue_full") ||
+    isSkillgateError(error, "queue_unavailable") ||
+    isSkillgateError(error, "limit_exceeded")
+  )
     return refusal(error.code, error.message);
   const reason = error instanceof Error ? error.name : "error";
   return refusal(
