@@ -50,6 +50,7 @@ const { values } = parseArgs({
     "http-rounds": { type: "string", default: "5" },
     "http-seconds": { type: "string", default: "5" },
     "ui-rounds": { type: "string", default: "9" },
+    "queue-rounds": { type: "string", default: "30" },
     only: { type: "string" },
     json: { type: "string" },
   },
@@ -83,11 +84,12 @@ if (
     "environments",
     "node-sync",
     "queue-redis",
+    "queue-local",
     "ui",
   ].includes(only)
 ) {
   console.error(
-    `--only takes discovery, startup, scale, runners, mcp, http-api, sandbox, mounts, workspace, environments, node-sync, queue-redis or ui, got ${only}`,
+    `--only takes discovery, startup, scale, runners, mcp, http-api, sandbox, mounts, workspace, environments, node-sync, queue-redis, queue-local or ui, got ${only}`,
   );
   process.exit(2);
 }
@@ -150,7 +152,9 @@ try {
   console.log(`# skillgate benchmarks\n\nmachine: ${machine}\npackage: ${distFolder()}`);
   const late =
     only === undefined ||
-    ["sandbox", "mounts", "workspace", "environments", "node-sync", "queue-redis"].includes(only);
+    ["sandbox", "mounts", "workspace", "environments", "node-sync", "queue-redis", "queue-local"].includes(
+      only,
+    );
   console.log(`load average (1/5/15 min): ${loadBefore} before${late ? "" : `, ${load()} after`}\n`);
   if (discovery !== undefined) {
     console.log(formatDiscoveryResults(discovery));
@@ -222,6 +226,12 @@ try {
     });
     raw.queueRedis = queueRedis;
     console.log(`\n${formatQueueRedisResults(queueRedis)}`);
+  }
+  if (only === undefined || only === "queue-local") {
+    const { runQueueLocalBenchmark, formatQueueLocalResults } = await import("./queue-local.mjs");
+    const queueLocal = await runQueueLocalBenchmark({ rounds: Number(values["queue-rounds"]), log });
+    raw.queueLocal = { rounds: queueLocal.rounds, medians: queueLocal.medians, min: queueLocal.min };
+    console.log(`\n${formatQueueLocalResults(queueLocal)}`);
   }
   // The header's "after" is read before the sandbox, mounts, workspace and environment runs print.
   if (late) console.log(`\nload average (1/5/15 min) after the last benchmark: ${load()}`);

@@ -218,7 +218,7 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
   const queueClient = queueClientOf(data, () => catalog.config.queue);
   const queueRunner =
     options.runner === undefined && options.runners?.queue === undefined
-      ? new QueueRunner({ client: queueClient, dataFolder: data, onFinished: auditQueued })
+      ? new QueueRunner({ client: queueClient.open, dataFolder: data, onFinished: auditQueued })
       : undefined;
   const { runner, sandbox, snapshots } = runnerOf(
     {
@@ -277,9 +277,10 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
     },
     authoring,
     createSkillReviewContext: () => createSkillReviewContext(chatEnvironment),
-    queue: { runner: queueRunner, client: queueClient },
+    queue: { runner: queueRunner, client: queueClient.open },
     close: () => {
       queueRunner?.close();
+      void queueClient.close();
       chatLog?.close();
       ownAudit?.close();
       // The sandbox started ahead for the next run is not needed any more.

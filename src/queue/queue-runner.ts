@@ -109,6 +109,9 @@ export class QueueRunner implements Runner {
     }
     removeCallerRecord(this.#options.dataFolder, queued.requestId);
     this.#report(record, response, request.call, "waiting");
+    // The pool does not stream: a caller that follows the output gets all of it with the answer.
+    if (response.stdout !== "") request.onOutput?.("stdout", response.stdout);
+    if (response.stderr !== "") request.onOutput?.("stderr", response.stderr);
     return toRunResult(request, response, {
       callerCancelled: request.signal?.aborted === true,
       waitedMs: waitMs,
@@ -198,7 +201,11 @@ export function toQueueRequest(request: RunRequest, requestId: string): QueueReq
 }
 
 function queueRefusal(error: unknown): RunResult {
-  if (isSkillgateError(error, "queue_full") || isSkillgateError(error, "queue_unavailable"))
+  if (
+    isSkillgateError(error, "queue_full") ||
+    isSkillgateError(error, "queue_unavailable") ||
+    isSkillgateError(error, "limit_exceeded")
+  )
     return refusal(error.code, error.message);
   const reason = error instanceof Error ? error.name : "error";
   return refusal(

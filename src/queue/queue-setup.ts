@@ -12,15 +12,29 @@ import { type RunningWorker, startWorker } from "./worker/worker.js";
  * `local` are loaded only when configured, so a command that never queues never loads them.
  */
 
+/** The controller's client of the configured backend: opened once on first use, closed once. */
+export interface QueueClientHandle {
+  open(): Promise<QueueClient>;
+  /** Closes the client if it was opened (a Redis connection); a later open makes a new one. */
+  close(): Promise<void>;
+}
+
 /** The controller's client of the configured backend, opened once on first use. */
-export function queueClientOf(dataFolder: string, config: () => QueueConfig): () => Promise<QueueClient> {
+export function queueClientOf(dataFolder: string, config: () => QueueConfig): QueueClientHandle {
   let opened: Promise<QueueClient> | undefined;
-  return () => {
-    opened ??= openQueueClient(dataFolder, config).catch((error: unknown) => {
+  return {
+    open: () => {
+      opened ??= openQueueClient(dataFolder, config).catch((error: unknown) => {
+        opened = undefined;
+        throw error;
+      });
+      return opened;
+    },
+    close: async () => {
+      const client = opened;
       opened = undefined;
-      throw error;
-    });
-    return opened;
+      await (await client?.catch(() => undefined))?.close();
+    },
   };
 }
 

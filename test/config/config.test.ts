@@ -78,6 +78,15 @@ describe("loadConfig", () => {
       },
       extensions: { project: false, paths: [], hooks: { timeoutSeconds: 10, maxOutputBytes: 65536 } },
       notifications: { timeoutSeconds: 5, channels: [] },
+      queue: {
+        backend: "local",
+        redis: {},
+        capacity: 1000,
+        workers: { inProcess: "auto" },
+        concurrency: DEFAULT_CONFIG.queue.concurrency,
+        skills: {},
+        heartbeatSeconds: 2,
+      },
     });
   });
 
@@ -135,6 +144,7 @@ describe("parseConfig", () => {
       packages: DEFAULT_CONFIG.packages,
       extensions: DEFAULT_CONFIG.extensions,
       notifications: DEFAULT_CONFIG.notifications,
+      queue: DEFAULT_CONFIG.queue,
     });
   });
 

@@ -158,6 +158,23 @@ describe("the local queue", () => {
     );
   });
 
+  it.each([
+    ["an id with a slash", { requestId: "../x" }, "queue_unavailable"],
+    ["a skill name with a tilde", { skill: "a~b" }, "queue_unavailable"],
+    ["arguments over 256 KiB", { arguments: { big: "x".repeat(300 * 1024) } }, "limit_exceeded"],
+  ] as const)("refuses a request with %s and writes nothing", async (_label, overrides, code) => {
+    const { data, skills } = queueTree();
+    const { hash } = queuedSkill(data, skills, "echo", { "scripts/echo.mjs": ECHO });
+    const client = localClient(data);
+    const error = await client
+      .submit(queueRequest("echo", hash, "scripts/echo.mjs", overrides))
+      .catch((caught: unknown) => caught);
+    expect(isSkillgateError(error, code)).toBe(true);
+    expect((error as Error).message).toMatch(/^HOST: /);
+    const requests = queueLayout(data).requests;
+    expect(existsSync(requests) ? readdirSync(requests) : []).toEqual([]);
+  });
+
   it("refuses with queue_unavailable when the data folder cannot hold the queue, without hanging", async () => {
     const { root } = queueTree();
     const notAFolder = join(root, "file");

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { eventually } from "../helpers/eventually.js";
@@ -80,6 +80,35 @@ describe("skillgate worker and skillgate queue status", () => {
     expect((await client.status()).counts).toMatchObject({ waiting: 1, active: 0 });
     expect(existsSync(join(data, "queue", "workers"))).toBe(true);
     expect((await client.status()).workers).toEqual([]);
+  });
+
+  it("skillgate run of a queue skill: refused at once with no worker, run by a worker once one runs", async () => {
+    requireBubblewrap();
+    const { root, data } = queueTree();
+    const config = join(root, "config");
+    const project = join(root, "project");
+    const skill = join(project, ".agents", "skills", "pooled");
+    mkdirSync(join(skill, "scripts"), { recursive: true });
+    writeFileSync(
+      join(skill, "SKILL.md"),
+      "---\nname: pooled\ndescription: Runs on the pool.\nmetadata:\n  skillgate.execution: queue\n---\nBody.\n",
+    );
+    writeFileSync(
+      join(skill, "scripts", "hello.mjs"),
+      "console.log('hello', JSON.parse(process.env.SKILLGATE_SKILL_ARGS).who);\n",
+    );
+    const flags = ["--config", config, "--data", data, "--root", project, "--no-builtins"];
+    const run = ["run", "pooled", "scripts/hello.mjs", "--yes", "--args", '{"who":"pool"}'];
+    const refused = await runCaptured([...flags, ...run]);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toMatch(/HOST: no worker of the pool is running.*\[queue_no_worker\]/);
+    const worker = startCliWorker(config, data, ["--name", "runner-test"]);
+    await eventually("the worker to start", () => worker.out().includes("takes requests"), {
+      timeoutMs: 30_000,
+    });
+    const ran = await runCaptured([...flags, ...run]);
+    expect(ran.code, ran.err).toBe(0);
+    expect(ran.out).toBe("hello pool\n");
   });
 
   it("refuses a bad --concurrency before starting", async () => {

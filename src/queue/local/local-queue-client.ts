@@ -1,11 +1,16 @@
 import { type FSWatcher, mkdirSync, renameSync, unlinkSync, watch } from "node:fs";
 import { join } from "node:path";
 import { FOLDER_MODE, readSmallFile, writeFileAtomicallySync } from "../../core/durable-fs.js";
-import { isSkillgateError } from "../../core/errors.js";
+import { isSkillgateError, SkillgateError } from "../../core/errors.js";
 import { parseJsonSafely } from "../../core/safe-json.js";
 import type { QueueClient, QueueRequest, QueueResponse, QueueStatus, QueueWaitOptions } from "../contract.js";
 import { QueueFullError, QueueUnavailableError } from "../queue-errors.js";
-import { answerWithoutRun, MAX_RESPONSE_BYTES, parseQueueResponse } from "../request-shape.js";
+import {
+  answerWithoutRun,
+  MAX_REQUEST_BYTES,
+  MAX_RESPONSE_BYTES,
+  parseQueueResponse,
+} from "../request-shape.js";
 import {
   type QueueLayout,
   queueLayout,
@@ -72,6 +77,12 @@ export class LocalQueueClient implements QueueClient {
     if (waiting >= capacity) throw new QueueFullError(waiting, capacity);
     const name = requestFileName(request.skill, request.requestId);
     const body = `${JSON.stringify({ request, seal: seal.seal(request) })}\n`;
+    if (Buffer.byteLength(body, "utf8") > MAX_REQUEST_BYTES)
+      throw new SkillgateError(
+        "limit_exceeded",
+        `HOST: the request is over ${MAX_REQUEST_BYTES / 1024} KiB as JSON, more than the worker pool's queue carries; send smaller arguments.`,
+        { limit: MAX_REQUEST_BYTES },
+      );
     try {
       if (!writeFileAtomicallySync(join(this.layout.requests, name), body, { exclusive: true }))
         throw new QueueUnavailableError("local", `request ${request.requestId} was already queued`);

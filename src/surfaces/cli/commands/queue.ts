@@ -16,7 +16,7 @@ export function registerQueue(program: Command, output: CliOutput): void {
       const folders = resolveFolders(skillgateOptions(command));
       const config = loadConfig(folders.config);
       const { queueClientOf } = await import("../../../queue/queue-setup.js");
-      const client = await queueClientOf(folders.data, () => config.queue)();
+      const client = await queueClientOf(folders.data, () => config.queue).open();
       try {
         const status = await client.status();
         if (options.json === true) printJson(output, status);
