@@ -7,7 +7,10 @@
  *   snapshots, and a bare node:http server serves `ManifestIssuer`'s signed manifest and each
  *   package from `PackageStore.open`.
  * - bare: one bash process runs `sha256sum` over the 200 package files and `tar -xzf` of each into a
- *   fresh folder: the least a sync does, with no HTTP, no signature and no checks.
+ *   fresh folder: the least a sync does, with no HTTP, no signature and no checks. It pays a tar
+ *   (and a gzip) process per package, so a second floor does the same in this process:
+ * - bare in-process: node:crypto's SHA-256 of each file and tar 7's own `x({sync: true})` into a
+ *   fresh folder, no HTTP, no checks.
  * - skillgate: `SkillSync.sync()` into a fresh agent data folder, through `ControllerClient` over
  *   loopback HTTP: the manifest fetched and verified, each package downloaded (4 at a time),
  *   its size and SHA-256 checked, unpacked by the bounded extractor (0700/0600), its content hash
@@ -20,12 +23,14 @@
  */
 
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
+import { x as extractTar } from "tar";
 import { distFolder } from "./contestants.mjs";
 import { median } from "./stats.mjs";
 
@@ -104,7 +109,7 @@ export async function runNodeSyncBenchmark({ rounds = 5, log = () => {} } = {}) 
     await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
     const url = `http://127.0.0.1:${server.address().port}`;
     const files = packages.list().map((stored) => stored.path);
-    const timings = { bare: [], sync: [], again: [] };
+    const timings = { bare: [], inProcess: [], sync: [], again: [] };
     let report;
     for (let round = 0; round < rounds; round += 1) {
       const bare = async () => {
@@ -115,6 +120,18 @@ export async function runNodeSyncBenchmark({ rounds = 5, log = () => {} } = {}) 
         const begun = performance.now();
         execFileSync("bash", ["-c", script, "bare", out, ...files], { stdio: "pipe" });
         timings.bare.push(performance.now() - begun);
+      };
+      const inProcess = async () => {
+        const out = join(tree, `in-process-${round}`);
+        mkdirSync(out);
+        const begun = performance.now();
+        for (const file of files) {
+          createHash("sha256").update(readFileSync(file)).digest("hex");
+          const folder = join(out, file.slice(file.lastIndexOf("/") + 1, -".tar.gz".length));
+          mkdirSync(folder);
+          extractTar({ sync: true, file, cwd: folder });
+        }
+        timings.inProcess.push(performance.now() - begun);
       };
       const sync = async () => {
         const cache = new SkillCache({ dataFolder: join(tree, `agent-${round}`) });
@@ -136,7 +153,7 @@ export async function runNodeSyncBenchmark({ rounds = 5, log = () => {} } = {}) 
         timings.again.push(performance.now() - begun);
         if (!again.ok || again.installed.length !== 0) throw new Error("the second sync installed again");
       };
-      for (const step of round % 2 === 0 ? [bare, sync] : [sync, bare]) await step();
+      for (const step of round % 2 === 0 ? [bare, inProcess, sync] : [sync, inProcess, bare]) await step();
       log(`node-sync: round ${round + 1}/${rounds}`);
     }
     const of = (values) => ({ median: median(values), min: Math.min(...values) });
@@ -148,10 +165,15 @@ export async function runNodeSyncBenchmark({ rounds = 5, log = () => {} } = {}) 
       manifestBytes,
       downloadedBytes: report.downloadedBytes,
       bare: of(timings.bare),
+      inProcess: of(timings.inProcess),
       sync: of(timings.sync),
       again: of(timings.again),
     };
-    return { ...result, ratio: result.sync.median / result.bare.median };
+    return {
+      ...result,
+      ratio: result.sync.median / result.bare.median,
+      inProcessRatio: result.sync.median / result.inProcess.median,
+    };
   } finally {
     if (server !== undefined) {
       server.closeAllConnections();
@@ -171,10 +193,11 @@ export function formatNodeSyncResults(result) {
     "| contestant | median | min |",
     "| --- | --- | --- |",
     `| bare sha256sum + tar -xzf of the same packages (local files, one bash) | ${ms(result.bare.median)} | ${ms(result.bare.min)} |`,
+    `| bare SHA-256 + tar 7 x({sync}) of the same packages (local files, this process) | ${ms(result.inProcess.median)} | ${ms(result.inProcess.min)} |`,
     `| skillgate SkillSync over loopback HTTP (verify, download, check, unpack, hash, rename) | ${ms(result.sync.median)} | ${ms(result.sync.min)} |`,
     `| skillgate SkillSync again, nothing to download | ${ms(result.again.median)} | ${ms(result.again.min)} |`,
     "",
-    `SkillSync / bare: ${result.ratio.toFixed(2)}x; per skill: ${(result.sync.median / result.skills).toFixed(2)} ms`,
+    `SkillSync / bare: ${result.ratio.toFixed(2)}x; SkillSync / bare in-process: ${result.inProcessRatio.toFixed(2)}x; per skill: ${(result.sync.median / result.skills).toFixed(2)} ms`,
     `bytes over the wire: ${kib(result.downloadedBytes)} of packages (${kib(result.packageBytes)} kept by the controller) + ${kib(result.manifestBytes)} manifest`,
     `controller, building the ${result.skills} packages once (verified snapshots): ${ms(result.buildMs)}`,
   ].join("\n");

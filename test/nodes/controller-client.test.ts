@@ -24,7 +24,9 @@ describe("ControllerClient", () => {
   it("sends the node credential and reads the manifest, a package and a heartbeat answer", async () => {
     const seen: string[] = [];
     const url = await serve((request, response) => {
-      seen.push(`${request.method} ${request.url} ${request.headers.authorization}`);
+      seen.push(
+        `${request.method} ${request.url} ${request.headers.authorization} ${request.headers["accept-encoding"]}`,
+      );
       if (request.url === AGENT_ROUTES.manifest)
         response.end(JSON.stringify({ payload: "e30=", signature: "AA==" }));
       else if (request.url === `${AGENT_ROUTES.packages}/alpha@${"a".repeat(64)}`)
@@ -46,9 +48,9 @@ describe("ControllerClient", () => {
     };
     expect(await client.heartbeat(beat)).toEqual({ manifestSequence: 7 });
     expect(seen).toEqual([
-      `GET ${AGENT_ROUTES.manifest} Bearer secret-credential`,
-      `GET ${AGENT_ROUTES.packages}/alpha@${"a".repeat(64)} Bearer secret-credential`,
-      `POST ${AGENT_ROUTES.heartbeat} Bearer secret-credential`,
+      `GET ${AGENT_ROUTES.manifest} Bearer secret-credential identity`,
+      `GET ${AGENT_ROUTES.packages}/alpha@${"a".repeat(64)} Bearer secret-credential identity`,
+      `POST ${AGENT_ROUTES.heartbeat} Bearer secret-credential identity`,
     ]);
   });
 

@@ -6,7 +6,7 @@ import { isPackageError, type PackageErrorCode } from "../../src/nodes/packages/
 import { extractPackage } from "../../src/nodes/packages/package-extract.js";
 import { DEFAULT_PACKAGE_LIMITS } from "../../src/nodes/packages/package-limits.js";
 import { makeTree } from "../helpers/skill-tree.js";
-import { listTree, type RawEntry, rawTar, rawTarGz } from "./package-fixtures.js";
+import { listTree, patchHeader, type RawEntry, rawTar, rawTarGz } from "./package-fixtures.js";
 
 const MIB = 1024 * 1024;
 
@@ -131,6 +131,23 @@ describe("extractPackage", () => {
     ["a tar with no end blocks", rawTarGz([file("a.txt")], { end: false }), "package_invalid"],
     ["a bad header checksum", rawTarGz([{ path: "a.txt", data: "x", badChecksum: true }]), "package_invalid"],
     ["a global pax header", rawTarGz([{ path: "a.txt", data: "x", globalPax: true }]), "package_invalid"],
+    [
+      "a size field that is not a number (checksum recomputed)",
+      gzipSync(
+        patchHeader(rawTar([file("a.txt"), file("b.txt")]), 0, { start: 124, length: 12 }, "zzzzzzzzzzz"),
+      ),
+      "package_invalid",
+    ],
+    [
+      "two pax records in a row",
+      gzipSync(
+        Buffer.concat([
+          rawTar([{ path: "x".repeat(200), pax: true }], { end: false }).subarray(0, 1024),
+          rawTar([{ path: "y".repeat(200), data: "z", pax: true }]),
+        ]),
+      ),
+      "package_invalid",
+    ],
     [
       "a GNU long name",
       rawTarGz([{ path: "././@LongLink", type: "NextFileHasLongPath", data: "evil" }]),

@@ -80,6 +80,26 @@ export function rawTar(entries: readonly RawEntry[], options: { readonly end?: b
   return Buffer.concat(blocks);
 }
 
+/**
+ * Overwrites a field of the header at `offset` with `text` and recomputes its checksum, so the
+ * header is "valid" but says what a hostile archive wants (a size that is not a number).
+ */
+export function patchHeader(
+  tar: Buffer,
+  offset: number,
+  field: { start: number; length: number },
+  text: string,
+): Buffer {
+  const copy = Buffer.from(tar);
+  copy.fill(0, offset + field.start, offset + field.start + field.length);
+  copy.write(text, offset + field.start, field.length, "latin1");
+  copy.fill(0x20, offset + 148, offset + 156);
+  let sum = 0;
+  for (let index = offset; index < offset + 512; index += 1) sum += copy[index] ?? 0;
+  copy.write(`${sum.toString(8).padStart(6, "0")}\0 `, offset + 148, 8, "latin1");
+  return copy;
+}
+
 /** `rawTar` gzipped. */
 export function rawTarGz(entries: readonly RawEntry[], options: { readonly end?: boolean } = {}): Buffer {
   return gzipSync(rawTar(entries, options));

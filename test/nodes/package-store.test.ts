@@ -88,3 +88,21 @@ describe("PackageStore", () => {
     expect(store.get("beta", betaHash)).toEqual(beta);
   });
 });
+
+describe("PackageStore after a restart", () => {
+  it("keeps a kept file that matches the build and replaces one damaged on disk", async () => {
+    const { data, folder, hash, store } = setup();
+    const stored = await store.ensure({ name: "alpha", hash, folder });
+    const good = readFileSync(stored.path);
+    const builtAt = statSync(stored.path).mtimeMs;
+    const restarted = new PackageStore({ dataFolder: data });
+    expect(await restarted.ensure({ name: "alpha", hash, folder })).toEqual(stored);
+    expect(statSync(stored.path).mtimeMs).toBe(builtAt);
+    const damaged = Buffer.from(good);
+    damaged[20] = (damaged[20] ?? 0) ^ 0xff;
+    writeFileSync(stored.path, damaged);
+    const healed = await new PackageStore({ dataFolder: data }).ensure({ name: "alpha", hash, folder });
+    expect(healed).toEqual(stored);
+    expect(readFileSync(stored.path).equals(good)).toBe(true);
+  });
+});

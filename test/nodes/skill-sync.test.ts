@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
 import { sha256Hex } from "../../src/core/hashing.js";
@@ -192,6 +193,7 @@ describe("SkillSync over HTTP", () => {
       () => rawTarGz(Array.from({ length: 201 }, (_, index) => ({ path: `f${index}`, data: "x" }))),
       "package_too_many_entries",
     ],
+    ["a gzip bomb", () => gzipSync(Buffer.alloc(64 * MIB)), "package_too_large"],
     ["a device", () => rawTarGz([{ path: "dev", type: "CharacterDevice" }]), "package_special_entry"],
     ["a FIFO", () => rawTarGz([{ path: "fifo", type: "FIFO" }]), "package_special_entry"],
     ["not a tar", () => Buffer.from("definitely not a package"), "package_invalid"],
@@ -284,6 +286,17 @@ describe("SkillSync over HTTP", () => {
     const [one, two] = await Promise.all([w.sync.sync(), w.sync.sync()]);
     expect(two).toBe(one);
     expect(w.controller.served).toHaveLength(1);
+  });
+
+  it("discards a held copy the run path found changed, and the next sync downloads it again", async () => {
+    const w = await world();
+    const alpha = w.offer("alpha");
+    await w.sync.sync();
+    expect(w.cache.discard("alpha", "0".repeat(64))).toBe(false);
+    expect(w.cache.discard("alpha", alpha)).toBe(true);
+    expect(w.cache.folderOf("alpha", alpha)).toBeUndefined();
+    expect(snapshotOf(w)).toEqual({ held: [], folders: ["held.json"] });
+    expect(await w.sync.sync()).toMatchObject({ ok: true, installed: [`alpha@${alpha}`] });
   });
 
   it("drops a held copy damaged on disk when the agent starts, and downloads it again", async () => {

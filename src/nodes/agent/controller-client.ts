@@ -175,28 +175,38 @@ async function requestController(url: string, spec: RequestSpec): Promise<Buffer
   const timeoutMs = spec.timeoutMs ?? DEFAULT_CONTROLLER_TIMEOUT_MS;
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
-  const headers: Record<string, string> = { accept: "application/json, application/gzip" };
+  // identity: a package is already gzip, and its SHA-256 is over those bytes; an HTTP layer
+  // that compressed it again would have fetch hand back other bytes.
+  const headers: Record<string, string> = {
+    accept: "application/json, application/gzip",
+    "accept-encoding": "identity",
+  };
   if (spec.credential !== undefined) headers.authorization = `Bearer ${spec.credential}`;
   if (spec.body !== undefined) headers["content-type"] = "application/json";
+  const send = (): Promise<Response> =>
+    (spec.fetch ?? fetch)(url, {
+      method: spec.method,
+      headers,
+      redirect: "error",
+      signal: controller.signal,
+      ...(spec.body === undefined ? {} : { body: JSON.stringify(spec.body) }),
+    });
   try {
     let response: Response;
     try {
-      response = await (spec.fetch ?? fetch)(url, {
-        method: spec.method,
-        headers,
-        redirect: "error",
-        signal: controller.signal,
-        ...(spec.body === undefined ? {} : { body: JSON.stringify(spec.body) }),
+      response = await send().catch((error: unknown) => {
+        // A kept-alive connection the controller closed just as it was reused fails at
+        // once; a GET is safe to send again, once. A POST (enrolment uses its token) never is.
+        if (spec.method !== "GET" || controller.signal.aborted) throw error;
+        return send();
       });
     } catch (error) {
       if (controller.signal.aborted) throw timedOut(url, timeoutMs);
       throw new ControllerRequestError(
         "controller_unreachable",
-        `the controller at ${url} cannot be reached`,
+        `the controller at ${url} cannot be reached (${causeOf(error)})`,
         { url },
-        {
-          cause: error,
-        },
+        { cause: error },
       );
     }
     if (!response.ok) {
@@ -249,7 +259,7 @@ async function readBounded(
     if (controller.signal.aborted) throw timedOut(url, timeoutMs);
     throw new ControllerRequestError(
       "controller_unreachable",
-      `the answer from ${url} was cut off`,
+      `the answer from ${url} was cut off (${causeOf(error)})`,
       { url },
       {
         cause: error,
@@ -259,6 +269,14 @@ async function readBounded(
     reader.releaseLock();
   }
   return Buffer.concat(chunks, length);
+}
+
+/** The low-level reason of a failed fetch: undici puts the socket's error code in `cause`. */
+function causeOf(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
+  if (typeof cause?.code === "string") return cause.code;
+  if (typeof cause?.message === "string") return cause.message.slice(0, 120);
+  return error instanceof Error ? error.message.slice(0, 120) : String(error).slice(0, 120);
 }
 
 function parseJson(body: Buffer, url: string): unknown {

@@ -1,12 +1,6 @@
 import { lstatSync, mkdirSync, readdirSync, renameSync } from "node:fs";
 import { join } from "node:path";
-import {
-  FOLDER_MODE,
-  readSmallFile,
-  syncFolderSync,
-  uniqueSuffix,
-  writeFileAtomicallySync,
-} from "../../core/durable-fs.js";
+import { FOLDER_MODE, readSmallFile, uniqueSuffix, writeFileAtomicallySync } from "../../core/durable-fs.js";
 import { removeTree } from "../../core/remove-tree.js";
 import { hashSkillFolder } from "../../skill/content-hash.js";
 import { PackageError } from "../packages/package-errors.js";
@@ -117,8 +111,9 @@ export class SkillCache {
           { name, hash, expected: hash, actual: hashed.hash },
         );
       if (lstatSync(target, { throwIfNoEntry: false }) !== undefined) removeTree(target);
+      // Not flushed here: the held set's atomic write flushes this same folder, which makes
+      // every install rename before it durable at once (one flush a sync, not one a package).
       renameSync(staging, target);
-      syncFolderSync(this.folder);
       return target;
     } finally {
       removeTree(staging);
@@ -136,6 +131,20 @@ export class SkillCache {
     });
     const keep = new Set([...skills].map(([name, hash]) => packageKey(name, hash)));
     return this.prune(keep);
+  }
+
+  /**
+   * Drops a held copy that no longer hashes to its hash (the run path found it changed on
+   * disk): it leaves the held set and is removed, so the next sync downloads it again.
+   * Returns false when `name@hash` was not held.
+   */
+  discard(name: string, hash: string): boolean {
+    if (this.#state.skills[name] !== hash) return false;
+    const skills = { ...this.#state.skills };
+    delete skills[name];
+    this.#writeState({ sequence: this.#state.sequence, skills });
+    removeTree(this.#pathOf(name, hash));
+    return true;
   }
 
   /** Records an accepted sequence without changing the held set (a sync that did not complete). */

@@ -110,8 +110,11 @@ export class SkillSync {
         const size = await this.#fetchAndInstall(skill);
         downloadedBytes += size;
       } catch (error) {
-        if (!isSkillgateError(error)) throw error;
-        failed.push({ name: skill.name, hash: skill.hash, code: error.code, message: error.message });
+        // A refusal keeps its code; anything else (a full disk, a folder the agent cannot
+        // write) fails this package alone, as `io_error`, and the held set stays as it was.
+        const code = isSkillgateError(error) ? error.code : "io_error";
+        const message = error instanceof Error ? error.message : String(error);
+        failed.push({ name: skill.name, hash: skill.hash, code, message });
       }
     });
     if (failed.length > 0) {

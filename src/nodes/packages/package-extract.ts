@@ -102,15 +102,22 @@ export function planEntries(
     // tar's Header joins a ustar prefix onto a pax path; a pax path is the whole path, as
     // every other reader (tar's own Parser, GNU tar, bsdtar) takes it.
     const paxPath = extended?.path;
+    const afterPax = extended !== undefined;
     extended = undefined;
     if (!header.cksumValid) throw invalid(`the header at byte ${offset} has a bad checksum`);
-    const size = header.size ?? 0;
+    // tar's Header reads a size field that is not a number as undefined; taking that as 0
+    // would read the entry's data as the next header, where other readers stop. It is a
+    // broken header, whatever its checksum says.
+    const size = header.size;
+    if (size === undefined || !Number.isSafeInteger(size) || size < 0)
+      throw invalid(`the header at byte ${offset} has no valid size`);
     const dataStart = offset + BLOCK;
     const next = dataStart + Math.ceil(size / BLOCK) * BLOCK;
     const raw = paxPath ?? header.path ?? "";
     const shown = printable(raw);
     const type = header.type;
     if (type === "ExtendedHeader") {
+      if (afterPax) throw invalid("a pax record follows another pax record");
       if (size > MAX_PAX_BYTES) throw invalid("a pax record is larger than any package needs");
       if (dataStart + size > tar.length) throw invalid("the archive is cut short inside a pax record");
       extended = Pax.parse(tar.subarray(dataStart, dataStart + size).toString("utf8"));

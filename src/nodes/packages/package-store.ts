@@ -70,7 +70,8 @@ export class PackageStore {
   }
 
   /**
-   * The package of `source.name@source.hash`, built now when it is not kept yet. The build
+   * The package of `source.name@source.hash`, built now when this process has not built it
+   * yet (a file kept by an earlier process is checked against the build and kept). The build
    * goes through a verified snapshot: a live folder that no longer matches the hash is
    * refused (`package_build_failed`), and nothing is written.
    *
@@ -79,7 +80,7 @@ export class PackageStore {
   async ensure(source: PackageSource): Promise<StoredPackage> {
     checkKey(source.name, source.hash);
     const key = packageKey(source.name, source.hash);
-    const known = this.#known.get(key) ?? this.#read(source.name, source.hash);
+    const known = this.#known.get(key);
     if (known !== undefined) return known;
     const pending = this.#building.get(key);
     if (pending !== undefined) return pending;
@@ -168,11 +169,20 @@ export class PackageStore {
     return removed.sort();
   }
 
+  /**
+   * Builds the package and writes it unless the file kept by an earlier process already holds
+   * exactly these bytes: packages are deterministic, so a kept file that differs was damaged
+   * on disk and is replaced. This is the one build per `name@hash` a process makes.
+   */
   async #build(source: PackageSource): Promise<StoredPackage> {
+    // A build is synchronous (snapshot, hash, gzip: milliseconds for a skill, seconds for a
+    // first manifest of hundreds); yielding first lets the controller answer heartbeats and
+    // runs between two builds.
+    await new Promise((resolve) => setImmediate(resolve));
     const built = buildVerifiedPackage(this.#snapshots, source, this.#limits);
     await makeFolder(this.folder);
     const path = this.pathOf(source.name, source.hash);
-    await writeFileAtomically(path, built.bytes);
+    if (!sameBytes(path, built.bytes)) await writeFileAtomically(path, built.bytes);
     const stored: StoredPackage = {
       name: source.name,
       hash: source.hash,
@@ -207,6 +217,14 @@ export class PackageStore {
     } catch {
       return [];
     }
+  }
+}
+
+function sameBytes(path: string, bytes: Buffer): boolean {
+  try {
+    return readFileSync(path).equals(bytes);
+  } catch {
+    return false;
   }
 }
 
