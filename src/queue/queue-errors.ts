@@ -30,3 +30,14 @@ export class DuplicateRequestError extends SkillgateError<{ requestId: string }>
     });
   }
 }
+
+/** A request larger than a queue carries (`MAX_REQUEST_BYTES` of JSON, request-shape.ts). */
+export class QueueRequestTooLargeError extends SkillgateError<{ limit: number }> {
+  constructor(limit: number) {
+    super(
+      "limit_exceeded",
+      `HOST: the request is over ${limit / 1024} KiB as JSON, more than the worker pool's queue carries; send smaller arguments.`,
+      { limit },
+    );
+  }
+}

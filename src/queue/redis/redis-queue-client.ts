@@ -2,8 +2,8 @@ import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { InvalidArgumentError, NotFoundError } from "../../core/errors.js";
 import type { QueueClient, QueueRequest, QueueResponse, QueueStatus, QueueWaitOptions } from "../contract.js";
-import { DuplicateRequestError, QueueFullError } from "../queue-errors.js";
-import { answerWithoutRun } from "../request-shape.js";
+import { DuplicateRequestError, QueueFullError, QueueRequestTooLargeError } from "../queue-errors.js";
+import { answerWithoutRun, MAX_REQUEST_BYTES } from "../request-shape.js";
 import { RedisAnswerWatch } from "./redis-answer-watch.js";
 import { HOST_ANSWERS, parseAnswer, writeAnswerOnce } from "./redis-answers.js";
 import { controllerConnection, reachRedis, workerConnection } from "./redis-connection.js";
@@ -70,7 +70,10 @@ export class RedisQueueClient implements QueueClient {
     });
   }
 
-  /** Accepts `request` or throws `queue_full`, `queue_unavailable`, `duplicate_request` or `invalid_argument`. */
+  /**
+   * Accepts `request` or throws `queue_full`, `queue_unavailable`, `duplicate_request`,
+   * `limit_exceeded` (over 256 KiB of JSON) or `invalid_argument`.
+   */
   async submit(request: QueueRequest): Promise<void> {
     const id = request.requestId;
     if (!REQUEST_ID.test(id) || /^\d+$/.test(id))
@@ -78,6 +81,14 @@ export class RedisQueueClient implements QueueClient {
         "requestId",
         `HOST: request id ${JSON.stringify(id)} is not a valid queue id`,
       );
+    const limit = this.options.skillConcurrency?.[request.skill];
+    const data: RedisJobData = {
+      request,
+      seal: this.options.seal.seal(request),
+      ...(limit !== undefined ? { skillConcurrency: limit } : {}),
+    };
+    if (Buffer.byteLength(JSON.stringify(data), "utf8") > MAX_REQUEST_BYTES)
+      throw new QueueRequestTooLargeError(MAX_REQUEST_BYTES);
     await reachRedis(this.client, this.settings, async () => {
       const queue = await this.queue();
       const counts = await queue.getJobCounts("waiting", "prioritized", "delayed");
@@ -93,12 +104,6 @@ export class RedisQueueClient implements QueueClient {
         id,
       );
       if (accepted !== 1) throw new DuplicateRequestError(id);
-      const limit = this.options.skillConcurrency?.[request.skill];
-      const data: RedisJobData = {
-        request,
-        seal: this.options.seal.seal(request),
-        ...(limit !== undefined ? { skillConcurrency: limit } : {}),
-      };
       try {
         await queue.add(WORK_JOB_NAME, data, { jobId: id, ...AT_MOST_ONCE_JOB_OPTIONS });
       } catch (error) {

@@ -84,6 +84,17 @@ describe("the Redis queue backend", () => {
     expect(await client.outstanding()).toEqual([]);
   });
 
+  it("refuses a request over 256 KiB of JSON with limit_exceeded and queues nothing", async () => {
+    const redis = await startRedis();
+    const client = testClient(redis.url);
+    const big = testRequest({ arguments: { text: "x".repeat(300 * 1024) } });
+    const error = await client.submit(big).catch((caught: unknown) => caught);
+    expect(isSkillgateError(error, "limit_exceeded")).toBe(true);
+    expect((error as Error).message).toMatch(/^HOST: the request is over 256 KiB/);
+    expect((await client.status()).counts.waiting).toBe(0);
+    expect(await client.outstanding()).toEqual([]);
+  });
+
   it("refuses a submit past the bound with queue_full and a HOST: text; nothing is queued", async () => {
     const redis = await startRedis();
     const client = testClient(redis.url, { capacity: 2 });
