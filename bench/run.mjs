@@ -6,7 +6,9 @@
  * today's run and bare bwrap with the same mounts), `--only workspace` (a 1,000-file workspace,
  * read-only and writable with its walks), `--only environments` (a package environment build
  * against a bare pip install), `--only node-sync` (SkillSync of 200 skills against a bare
- * sha256sum + tar -xzf), `--only node-run` (a no-op run on a node agent against the local sandbox) or `--only ui` (the web UI's first load in Chromium) runs one of
+ * sha256sum + tar -xzf), `--only node-run` (a no-op run on a node agent against the local sandbox), `--only queue-local` (the local worker pool's round trip against the same file operations done bare), `--only queue-redis` (the Redis worker pool's round trip against a bare
+ * BullMQ job plus a sandbox run, and its throughput with 1, 2 and 4 workers against bare bwrap;
+ * needs redis-server) or `--only ui` (the web UI's first load in Chromium) runs one of
  * them (`--scale-total` and `--scale-rounds` size the scale run; `--http-rounds` and
  * `--http-seconds` the `/api/skills` run; `--mounts-rounds`, `--workspace-rounds` and
  * `--environment-rounds` the issue 13 runs; `--ui-rounds` the web UI run).
@@ -39,6 +41,8 @@ const { values } = parseArgs({
     "environment-rounds": { type: "string", default: "5" },
     "node-sync-rounds": { type: "string", default: "5" },
     "node-run-rounds": { type: "string", default: "40" },
+    "queue-redis-rounds": { type: "string", default: "30" },
+    "queue-redis-runs": { type: "string", default: "60" },
     "mounts-rounds": { type: "string", default: "30" },
     "workspace-rounds": { type: "string", default: "30" },
     concurrency: { type: "string", default: "100" },
@@ -47,6 +51,7 @@ const { values } = parseArgs({
     "http-rounds": { type: "string", default: "5" },
     "http-seconds": { type: "string", default: "5" },
     "ui-rounds": { type: "string", default: "9" },
+    "queue-rounds": { type: "string", default: "30" },
     only: { type: "string" },
     json: { type: "string" },
   },
@@ -80,11 +85,13 @@ if (
     "environments",
     "node-sync",
     "node-run",
+    "queue-redis",
+    "queue-local",
     "ui",
   ].includes(only)
 ) {
   console.error(
-    `--only takes discovery, startup, scale, runners, mcp, http-api, sandbox, mounts, workspace, environments, node-sync, node-run or ui, got ${only}`,
+    `--only takes discovery, startup, scale, runners, mcp, http-api, sandbox, mounts, workspace, environments, node-sync, node-run, queue-redis, queue-local or ui, got ${only}`,
   );
   process.exit(2);
 }
@@ -147,7 +154,9 @@ try {
   console.log(`# skillgate benchmarks\n\nmachine: ${machine}\npackage: ${distFolder()}`);
   const late =
     only === undefined ||
-    ["sandbox", "mounts", "workspace", "environments", "node-sync", "node-run"].includes(only);
+    ["sandbox", "mounts", "workspace", "environments", "node-sync", "node-run", "queue-redis", "queue-local"].includes(
+      only,
+    );
   console.log(`load average (1/5/15 min): ${loadBefore} before${late ? "" : `, ${load()} after`}\n`);
   if (discovery !== undefined) {
     console.log(formatDiscoveryResults(discovery));
@@ -216,6 +225,22 @@ try {
     raw.nodeRun = nodeRun;
     console.log(`\n${formatNodeRunResults(nodeRun)}`);
     console.log(nodeRunTargetMet(nodeRun) ? "node run target met" : "MISS: node run target");
+  }
+  if (only === undefined || only === "queue-redis") {
+    const { runQueueRedisBenchmark, formatQueueRedisResults } = await import("./queue-redis.mjs");
+    const queueRedis = await runQueueRedisBenchmark({
+      rounds: Number(values["queue-redis-rounds"]),
+      runs: Number(values["queue-redis-runs"]),
+      log,
+    });
+    raw.queueRedis = queueRedis;
+    console.log(`\n${formatQueueRedisResults(queueRedis)}`);
+  }
+  if (only === undefined || only === "queue-local") {
+    const { runQueueLocalBenchmark, formatQueueLocalResults } = await import("./queue-local.mjs");
+    const queueLocal = await runQueueLocalBenchmark({ rounds: Number(values["queue-rounds"]), log });
+    raw.queueLocal = { rounds: queueLocal.rounds, medians: queueLocal.medians, min: queueLocal.min };
+    console.log(`\n${formatQueueLocalResults(queueLocal)}`);
   }
   // The header's "after" is read before the sandbox, mounts, workspace and environment runs print.
   if (late) console.log(`\nload average (1/5/15 min) after the last benchmark: ${load()}`);

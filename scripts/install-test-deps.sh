@@ -10,7 +10,8 @@ set -euo pipefail
 # The proxy's tests drive real clients (curl) over TLS (openssl makes their certificate); the
 # terminal tests of `skillgate run` use script(1) for a pseudo-terminal. The web UI's browser
 # tests drive Debian's chromium through playwright-core (no downloaded browser). The package environment tests make wheels (pip,
-# setuptools) and npm tarballs (npm pack) locally.
+# setuptools) and npm tarballs (npm pack) locally. The Redis queue's tests start their own
+# redis-server (Debian `redis-server`) on a free port.
 declare -A wanted=(
   [python3]=python3
   [bash]=bash
@@ -26,6 +27,7 @@ declare -A wanted=(
   [chromium]=chromium
   [tar]=tar
   [npm]=npm
+  [redis-server]=redis-server
 )
 
 missing=()

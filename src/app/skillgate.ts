@@ -13,6 +13,9 @@ import { ApprovalBook } from "../policy/approvals.js";
 import { PolicyTable } from "../policy/decide.js";
 import type { GrantStore } from "../policy/grants.js";
 import { configuredRule } from "../policy/rules.js";
+import type { QueueClient } from "../queue/contract.js";
+import { type QueueRunFinished, QueueRunner } from "../queue/queue-runner.js";
+import { queueClientOf } from "../queue/queue-setup.js";
 import type { RunLimits, Runner, RunRequest, RunResult } from "../runners/contract.js";
 import { auditLimitsText, type EnforcedLimits } from "../runners/enforced-limits.js";
 import { EnvironmentStore } from "../runners/environments/environment-store.js";
@@ -95,6 +98,11 @@ export interface Skillgate {
   readonly authoring: Authoring;
   /** The context of a `/create-skill` review: candidate chats and what to do. */
   createSkillReviewContext(): Promise<string>;
+  /**
+   * The worker pool (docs/queue.md): the runner of `skillgate.execution: queue` (absent when
+   * the options replaced it) and the configured backend's client, opened on first use.
+   */
+  readonly queue: { readonly runner: QueueRunner | undefined; client(): Promise<QueueClient> };
   /** Closes the chat database and the audit file, and stops the sandbox kept ahead for the next run. */
   close(): void;
 }
@@ -199,8 +207,28 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
         errorKind: changes.omitted > 0 ? "workspace_changes_omitted" : "workspace_scan_incomplete",
       });
   };
+  // A queued run is one audit line with the worker's name; a caller gone by then is recorded too.
+  const auditQueued = (finished: QueueRunFinished): void =>
+    audit?.record({
+      type: "queue-run-finished",
+      ...runEventBase(finished.skill, finished.call),
+      hash8: finished.hash8,
+      status: finished.status === "cancelled" ? "interrupted" : finished.status,
+      latencyMs: finished.durationMs,
+      ...(finished.code !== undefined ? { errorKind: finished.code } : {}),
+      ...(finished.worker !== undefined ? { worker: finished.worker } : {}),
+      caller: finished.caller,
+    });
+  const queueClient = queueClientOf(data, () => catalog.config.queue);
+  const queueRunner =
+    options.runner === undefined && options.runners?.queue === undefined
+      ? new QueueRunner({ client: queueClient.open, dataFolder: data, onFinished: auditQueued })
+      : undefined;
   const { runner, sandbox, snapshots } = runnerOf(
-    options,
+    {
+      ...options,
+      runners: { ...(queueRunner !== undefined ? { queue: queueRunner } : {}), ...options.runners },
+    },
     { data, protectedFolders: [catalog.folders.data, catalog.folders.config] },
     () => catalog.config,
     auditRefusal,
@@ -279,7 +307,10 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
     },
     authoring,
     createSkillReviewContext: () => createSkillReviewContext(chatEnvironment),
+    queue: { runner: queueRunner, client: queueClient.open },
     close: () => {
+      queueRunner?.close();
+      void queueClient.close();
       chatLog?.close();
       ownAudit?.close();
       // The sandbox started ahead for the next run is not needed any more.

@@ -20,6 +20,7 @@ import {
 } from "./notifications-config.js";
 import { DEFAULT_PACKAGES_CONFIG, type PackagesConfig, readPackagesConfig } from "./packages-config.js";
 import { DEFAULT_POLICY_CONFIG, type PolicyConfig, readPolicyConfig } from "./policy-config.js";
+import { DEFAULT_QUEUE_CONFIG, type QueueConfig, readQueueConfig } from "./queue-config.js";
 import { DEFAULT_RUNNERS_CONFIG, type RunnersConfig, readRunnersConfig } from "./runners-config.js";
 
 /** The configuration file's name inside the config folder. */
@@ -57,6 +58,8 @@ export interface SkillgateConfig {
   readonly notifications: NotificationsConfig;
   /** Which nodes each skill may go to, and how long a signed skills manifest lives (docs/nodes.md). */
   readonly nodes: NodesConfig;
+  /** The worker pool for `skillgate.execution: queue` (docs/queue.md). */
+  readonly queue: QueueConfig;
 }
 
 /** The configuration used when there is no file. */
@@ -70,6 +73,7 @@ export const DEFAULT_CONFIG: SkillgateConfig = {
   extensions: DEFAULT_EXTENSIONS_CONFIG,
   notifications: DEFAULT_NOTIFICATIONS_CONFIG,
   nodes: DEFAULT_NODES_CONFIG,
+  queue: DEFAULT_QUEUE_CONFIG,
 };
 
 /**
@@ -119,6 +123,7 @@ export function parseConfig(text: string, file: string): SkillgateConfig {
   const extensions = readExtensionsConfig(section(value, "extensions", problems), problems);
   const notifications = readNotificationsConfig(section(value, "notifications", problems), problems);
   const nodes = readNodesConfig(section(value, "nodes", problems), problems);
+  const queue = readQueueConfig(section(value, "queue", problems), problems);
   for (const key of Object.keys(value)) {
     if (
       ![
@@ -131,6 +136,7 @@ export function parseConfig(text: string, file: string): SkillgateConfig {
         "extensions",
         "notifications",
         "nodes",
+        "queue",
       ].includes(key)
     )
       problems.push(`unknown key "${key}"`);
@@ -151,6 +157,7 @@ export function parseConfig(text: string, file: string): SkillgateConfig {
     extensions,
     notifications,
     nodes,
+    queue,
   };
   for (const key of Object.keys(skills)) {
     if (!["disabled", "hidden", "user_folders", "project_folders", "packages"].includes(key)) {

@@ -87,6 +87,10 @@ export type ErrorCode =
   | "node_unauthorized"
   | "node_package_refused"
   | "controller_not_ready"
+  // The worker pool (queue mode), see docs/queue.md.
+  | "queue_full"
+  | "queue_unavailable"
+  | "duplicate_request"
   // Node packages, skills manifests and SkillSync, see docs/nodes.md.
   | "package_invalid"
   | "package_symlink"

@@ -32,6 +32,8 @@ export const AUDIT_FIELDS = [
   "change",
   "node",
   "argv",
+  "worker",
+  "caller",
 ] as const satisfies readonly (keyof AuditEvent)[];
 
 /** The longest text field written, in UTF-16 units; longer values are cut (ids and names are short). */

@@ -19,7 +19,9 @@ export type AuditEventType =
   /** A run created, changed or deleted a path in its workspace; one event per path (see docs/audit.md). */
   | "workspace-changed"
   /** A run was sent to a named server (or refused for one): which node, and how it ended. */
-  | "node-run";
+  | "node-run"
+  /** A script sent to the worker pool ended: its status and the worker that answered (see docs/queue.md). */
+  | "queue-run-finished";
 
 /** How a call ended, as the audit log records it. */
 export type CallStatus =
@@ -75,6 +77,10 @@ export interface AuditEvent {
    * first {@link MAX_AUDIT_ARGV_ITEMS}, each cut like every text field; see docs/audit.md).
    */
   readonly argv?: readonly string[];
+  /** For `queue-run-finished`: the worker that answered (its name), when one did. */
+  readonly worker?: string;
+  /** For `queue-run-finished`: `gone` when the caller had gone (a controller restart) before the answer came. */
+  readonly caller?: "waiting" | "gone";
 }
 
 /** The most argv items an audit line keeps. */

@@ -73,6 +73,8 @@ export interface QueueWorkerInfo {
   readonly lastSeen: string;
   /** True while it finishes its running jobs and takes no new ones. */
   readonly stopping: boolean;
+  /** How often it says it is alive; it is judged dead after 3 of these in silence. */
+  readonly heartbeatMs?: number;
 }
 
 /** The controller's side of a backend. */
@@ -82,10 +84,24 @@ export interface QueueClient {
    * `queue_unavailable` when the backend cannot be reached (never hangs past a short timeout).
    */
   submit(request: QueueRequest): Promise<void>;
-  /** Resolves with the request's one answer; the signal cancels the request (the worker stops the run). */
-  waitFor(requestId: string, signal?: AbortSignal): Promise<QueueResponse>;
+  /**
+   * Resolves with the request's one answer; the signal cancels the request (the worker stops
+   * the run). `options.stopWaiting` only stops this wait (it rejects with an `AbortError`) and
+   * leaves the request alone: a controller shutting down, an answer collected later.
+   */
+  waitFor(requestId: string, signal?: AbortSignal, options?: QueueWaitOptions): Promise<QueueResponse>;
   status(): Promise<QueueStatus>;
+  /**
+   * Optional, cheap: whether any worker is alive and taking requests now. The controller refuses
+   * a run at once (`queue_no_worker`) when it says false, instead of waiting for nobody.
+   */
+  hasLiveWorker?(): Promise<boolean>;
   close(): Promise<void>;
+}
+
+/** How a {@link QueueClient.waitFor} may end early without cancelling. */
+export interface QueueWaitOptions {
+  readonly stopWaiting?: AbortSignal;
 }
 
 /** A claimed request as a worker holds it. */

@@ -49,11 +49,14 @@ export interface Governance {
 }
 
 /**
- * How a skill's runs use the turn's workspace: the declared `skillgate.workspace`, else
+ * How a skill's runs use the turn's workspace: the declared `skillgate.workspace`, else none
+ * for a `queue` skill (a pool worker's script sees no project folder, docs/queue.md), else
  * read-only for a `read` skill and writable for `change` and `destructive` ones.
  */
 export function workspaceAccessOf(governance: Governance): WorkspaceDeclaration {
-  return governance.workspace ?? (governance.tier === "read" ? "read" : "write");
+  if (governance.workspace !== undefined) return governance.workspace;
+  if (governance.execution === "queue") return "none";
+  return governance.tier === "read" ? "read" : "write";
 }
 
 /** Governance with every default, for skills that declare nothing. */

@@ -79,6 +79,15 @@ describe("loadConfig", () => {
       extensions: { project: false, paths: [], hooks: { timeoutSeconds: 10, maxOutputBytes: 65536 } },
       notifications: { timeoutSeconds: 5, channels: [] },
       nodes: { skills: {}, manifestTtlSeconds: 600 },
+      queue: {
+        backend: "local",
+        redis: {},
+        capacity: 1000,
+        workers: { inProcess: "auto" },
+        concurrency: DEFAULT_CONFIG.queue.concurrency,
+        skills: {},
+        heartbeatSeconds: 2,
+      },
     });
   });
 
@@ -137,6 +146,7 @@ describe("parseConfig", () => {
       extensions: DEFAULT_CONFIG.extensions,
       notifications: DEFAULT_CONFIG.notifications,
       nodes: DEFAULT_CONFIG.nodes,
+      queue: DEFAULT_CONFIG.queue,
     });
   });
 

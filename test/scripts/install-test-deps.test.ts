@@ -27,6 +27,7 @@ const TOOLS = [
   "chromium",
   "tar",
   "npm",
+  "redis-server",
 ];
 
 /** A folder of commands: the real ones the script itself runs, and stubs for `stubs`. */

@@ -143,6 +143,8 @@ describe("skillgate.workspace", () => {
     expect(read({}).governance.workspace).toBeUndefined();
     expect(workspaceAccessOf(read({ "skillgate.tier": "read" }).governance)).toBe("read");
     expect(workspaceAccessOf(read({ "skillgate.tier": "change" }).governance)).toBe("write");
+    // A pool worker's script sees no project folder unless the skill asks (and is then refused).
+    expect(workspaceAccessOf(read({ "skillgate.execution": "queue" }).governance)).toBe("none");
     expect(workspaceAccessOf(read({ "skillgate.tier": "destructive" }).governance)).toBe("write");
   });
 

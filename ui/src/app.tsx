@@ -11,6 +11,7 @@ import { ImportPage } from "./pages/import-page.js";
 import { LoginPage } from "./pages/login-page.js";
 import { NodesPage } from "./pages/nodes-page.js";
 import { PlanPage } from "./pages/plan-page.js";
+import { QueuePage } from "./pages/queue-page.js";
 import { ReviewPage } from "./pages/review-page.js";
 import { SkillPage } from "./pages/skill-page.js";
 import { SkillsListPage } from "./pages/skills-list.js";
@@ -49,6 +50,8 @@ function PageOf(props: { readonly route: Route }): ReactNode {
       return <ImportPage />;
     case "nodes":
       return <NodesPage />;
+    case "queue":
+      return <QueuePage />;
     case "not-found":
       return (
         <section>
@@ -74,6 +77,7 @@ const NAV: readonly {
   { href: "#/audit", label: "Audit", pages: ["audit"] },
   { href: "#/import", label: "Import", pages: ["import"] },
   { href: "#/nodes", label: "Nodes", pages: ["nodes"] },
+  { href: "#/queue", label: "Queue", pages: ["queue"] },
 ];
 
 /** The header: navigation with the Needs review count and the asks waiting, kept live. */

@@ -18,6 +18,7 @@ export type Route =
   | { readonly page: "audit"; readonly skill?: string; readonly chat?: string }
   | { readonly page: "import" }
   | { readonly page: "nodes" }
+  | { readonly page: "queue" }
   | { readonly page: "not-found"; readonly hash: string };
 
 /** Decodes a segment; a malformed escape is kept as written. */
@@ -61,6 +62,7 @@ export function parseRoute(hash: string): Route {
   }
   if (first === "import" && second === undefined) return { page: "import" };
   if (first === "nodes" && second === undefined) return { page: "nodes" };
+  if (first === "queue" && second === undefined) return { page: "queue" };
   return { page: "not-found", hash };
 }
 

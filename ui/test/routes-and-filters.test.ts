@@ -24,6 +24,7 @@ describe("parseRoute", () => {
     ["#/chats/c-1", { page: "transcript", id: "c-1" }],
     ["#/audit?skill=x&chat=y", { page: "audit", skill: "x", chat: "y" }],
     ["#/import", { page: "import" }],
+    ["#/queue", { page: "queue" }],
     ["#/skills/a/b", { page: "not-found", hash: "#/skills/a/b" }],
     ["#/nowhere", { page: "not-found", hash: "#/nowhere" }],
     ["#/skills/%E0%A4%A", { page: "skill", name: "%E0%A4%A" }],

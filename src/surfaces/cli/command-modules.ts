@@ -29,6 +29,8 @@ const COMMAND_MODULES: ReadonlyArray<{ names: readonly string[]; load: () => Pro
   { names: ["serve"], load: async () => (await import("./commands/serve.js")).registerServe },
   { names: ["node-agent"], load: async () => (await import("./commands/node-agent.js")).registerNodeAgent },
   { names: ["nodes"], load: async () => (await import("./commands/nodes.js")).registerNodes },
+  { names: ["worker"], load: async () => (await import("./commands/worker.js")).registerWorker },
+  { names: ["queue"], load: async () => (await import("./commands/queue.js")).registerQueue },
   {
     names: ["approvals", "approve", "decline"],
     load: async () => (await import("./commands/approvals.js")).registerApprovals,

@@ -34,6 +34,8 @@ const OTHER_STATUS: Readonly<Record<string, ContentfulStatusCode>> = {
   approval_already_answered: 409,
   approval_settled: 409,
   approval_queue_full: 429,
+  queue_full: 429,
+  queue_unavailable: 503,
 };
 
 /** The HTTP status an error answers with. */

@@ -6,6 +6,7 @@ import { filesRoutes } from "./routes/files.js";
 import { importRoutes } from "./routes/import.js";
 import { nodesRoutes } from "./routes/nodes.js";
 import { routeApp } from "./routes/owner-route-app.js";
+import { queueRoutes } from "./routes/queue.js";
 import { reviewRoutes } from "./routes/review.js";
 import { runsRoutes } from "./routes/runs.js";
 import { skillsRoutes } from "./routes/skills.js";
@@ -34,6 +35,7 @@ export function createApiApp(context: ServerContext): OpenAPIHono {
   api.route("/", auditRoutes(context));
   api.route("/", runsRoutes(context));
   api.route("/", nodesRoutes(context));
+  api.route("/", queueRoutes(context));
   api.doc31("/openapi.json", { openapi: "3.1.0", info: OPENAPI_INFO });
   return api;
 }

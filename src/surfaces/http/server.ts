@@ -1,6 +1,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { getRequestListener } from "@hono/node-server";
+import { type QueueService, startQueueService } from "../../app/queue-service.js";
 import { InvalidArgumentError } from "../../core/errors.js";
 import { resolveFolders } from "../../core/folders.js";
 import { listenError } from "../../core/listen-error.js";
@@ -61,6 +62,11 @@ export interface ServerOptions {
   readonly nodePackaging?: NodePackaging;
   /** How long a node run waits for the node to sync a skill it lacks (default 30 s). */
   readonly nodeSyncWaitMs?: number;
+  /**
+   * The worker pool's service (default true): gone callers' answers collected for the audit,
+   * and the in-process worker per `queue.workers.in_process` (docs/queue.md).
+   */
+  readonly queue?: boolean;
 }
 
 /** A running `skillgate serve`. */
@@ -153,6 +159,8 @@ async function listen(
       }),
   );
   const context: ServerContext = { host, store, events, logger, nodes };
+  const queue: QueueService | undefined =
+    options.queue === false ? undefined : await startQueueService(host.skillgate, logger);
   const requests = new InFlight();
   let handle: ReturnType<typeof getRequestListener> | undefined;
   const server = createServer((request, response) => {
@@ -204,6 +212,7 @@ async function listen(
     await sessions.close();
     server.closeAllConnections();
     await closed;
+    await queue?.close();
     await host.close();
   };
   return {

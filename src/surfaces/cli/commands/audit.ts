@@ -104,6 +104,7 @@ const SHORT_TYPES: Record<AuditEvent["type"], string> = {
   "run-limits": "limits",
   "workspace-changed": "ws-changed",
   "node-run": "node-run",
+  "queue-run-finished": "queued",
 };
 
 /** One table row; an approval's answer shows in the status column. */

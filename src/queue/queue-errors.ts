@@ -1,0 +1,43 @@
+import { SkillgateError } from "../core/errors.js";
+
+/** A submit past the queue's bound: the pool is busy; the caller may try again later. */
+export class QueueFullError extends SkillgateError<{ waiting: number; capacity: number }> {
+  constructor(waiting: number, capacity: number) {
+    super("queue_full", `HOST: the worker pool's queue is full (${waiting} waiting); try again later.`, {
+      waiting,
+      capacity,
+    });
+  }
+}
+
+/** The queue's backend cannot be reached (a folder that cannot be written, Redis down). */
+export class QueueUnavailableError extends SkillgateError<{ backend: string; reason: string }> {
+  constructor(backend: string, reason: string, options?: { cause?: unknown }) {
+    super(
+      "queue_unavailable",
+      `HOST: the worker pool's queue (${backend}) cannot be reached (${reason}), so the script did not run; tell the host's owner.`,
+      { backend, reason },
+      options,
+    );
+  }
+}
+
+/** A request id accepted before: an id names one request, run at most once (the Redis backend). */
+export class DuplicateRequestError extends SkillgateError<{ requestId: string }> {
+  constructor(requestId: string) {
+    super("duplicate_request", `HOST: request ${requestId} was already submitted; it is not run again.`, {
+      requestId,
+    });
+  }
+}
+
+/** A request larger than a queue carries (`MAX_REQUEST_BYTES` of JSON, request-shape.ts). */
+export class QueueRequestTooLargeError extends SkillgateError<{ limit: number }> {
+  constructor(limit: number) {
+    super(
+      "limit_exceeded",
+      `HOST: the request is over ${limit / 1024} KiB as JSON, more than the worker pool's queue carries; send smaller arguments.`,
+      { limit },
+    );
+  }
+}
