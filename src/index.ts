@@ -49,6 +49,15 @@ export {
 } from "./policy/approval-queue-errors.js";
 export type { ApprovalAnswer, ApprovalRequest } from "./policy/approvals.js";
 export type { PolicyDecision } from "./policy/decide.js";
+export type {
+  QueueClient,
+  QueueOutcomeStatus,
+  QueueRequest,
+  QueueResponse,
+  QueueStatus,
+  QueueWorkerInfo,
+} from "./queue/contract.js";
+export { QueueFullError, QueueUnavailableError } from "./queue/queue-errors.js";
 export type { RunLimits, Runner, RunRequest, RunResult, RunStatus } from "./runners/contract.js";
 export { SkillUnreadableError } from "./skill/load-skill.js";
 export type { Skill } from "./skill/skill.js";

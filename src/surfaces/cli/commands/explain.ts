@@ -62,7 +62,7 @@ export function registerExplain(program: Command, output: CliOutput): void {
         lines.push(`  skillgate.network          ${governance.network}`);
         lines.push(`  skillgate.allowed-domains  ${governance.allowedDomains.join(" ") || "-"}`);
         lines.push(
-          `  skillgate.workspace        ${workspaceAccessOf(governance)}${governance.workspace === undefined ? " (from the tier)" : ""}`,
+          `  skillgate.workspace        ${workspaceAccessOf(governance)}${governance.workspace !== undefined ? "" : governance.execution === "queue" ? " (queue mode: none)" : " (from the tier)"}`,
         );
         lines.push(
           `  parameters_schema          ${governance.parametersSchema.kind === "none" ? "(none declared; mode default)" : governance.parametersSchema.kind}`,
