@@ -77,7 +77,32 @@ export type ErrorCode =
   // Listening for connections (skillgate mcp --http), see docs/mcp.md.
   | "port_in_use"
   | "port_not_permitted"
-  | "host_not_bindable";
+  | "host_not_bindable"
+  // The capability plane's invocation pipeline, see docs/capabilities.md.
+  | "capability_unknown"
+  | "capability_not_in_runtime"
+  | "caller_not_permitted"
+  | "provider_unknown"
+  | "payload_not_object"
+  | "payload_too_large"
+  | "payload_too_deep"
+  | "payload_too_many_keys"
+  | "payload_prototype_key"
+  | "payload_skill_path"
+  | "payload_command_template"
+  | "payload_env"
+  | "payload_shell"
+  | "payload_host_path"
+  | "payload_mode_override"
+  | "capability_missing_schema"
+  | "input_invalid"
+  | "output_invalid"
+  | "capability_busy"
+  | "capability_timeout"
+  | "capability_interrupted"
+  | "capability_failed"
+  | "sampling_unavailable"
+  | "prompt_too_large";
 
 /**
  * The mark every {@link SkillgateError} carries, under a registry symbol so it is the same key
