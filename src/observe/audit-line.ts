@@ -46,7 +46,13 @@ export const AUDIT_FIELDS = [
 ] as const satisfies readonly (keyof AuditEvent)[];
 
 /** The fields written as whole numbers. */
-const NUMBER_FIELDS: ReadonlySet<string> = new Set(["latencyMs", "port", "generation", "inputBytes", "outputBytes"]);
+const NUMBER_FIELDS: ReadonlySet<string> = new Set([
+  "latencyMs",
+  "port",
+  "generation",
+  "inputBytes",
+  "outputBytes",
+]);
 
 /** The longest text field written, in UTF-16 units; longer values are cut (ids and names are short). */
 export const MAX_AUDIT_FIELD_CHARS = 256;

@@ -105,7 +105,8 @@ export async function traceToolCall<Result>(
   const run = () => work();
   let result: Result;
   try {
-    result = span === undefined ? await run() : await context.with(trace.setSpan(context.active(), span), run);
+    result =
+      span === undefined ? await run() : await context.with(trace.setSpan(context.active(), span), run);
   } catch (error) {
     finish(span, details, started, { status: "failed", errorType: errorTypeOf(error) });
     throw error;
@@ -122,7 +123,12 @@ function safeOutcome<Result>(outcome: (result: Result) => ToolOutcome, result: R
   }
 }
 
-function finish(span: Span | undefined, details: ToolSpanDetails, started: number, outcome: ToolOutcome): void {
+function finish(
+  span: Span | undefined,
+  details: ToolSpanDetails,
+  started: number,
+  outcome: ToolOutcome,
+): void {
   try {
     const failed = outcome.status !== "ok";
     const errorType = failed ? (outcome.errorType ?? outcome.status) : undefined;

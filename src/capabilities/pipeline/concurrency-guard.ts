@@ -61,26 +61,38 @@ export class ConcurrencyGuard {
   ): Promise<StepResult<Value> | { readonly ok: "thrown"; readonly error: unknown }> {
     const capabilityKey = `capability:${call.capability}`;
     const providerKey = `provider:${call.provider}`;
-    if (this.running(capabilityKey) >= this.#capabilityLimit(call.capability))
-      return refuse("capability_busy", `HOST: ${JSON.stringify(call.capability)} is busy (too many calls at once); try again shortly.`);
-    if (this.running(providerKey) >= Math.max(1, call.providerLimit))
-      return refuse("capability_busy", `HOST: provider ${JSON.stringify(call.provider)} is busy (${call.providerLimit} at once); try again shortly.`);
     if (call.signal?.aborted) return interrupted();
+    if (this.running(capabilityKey) >= this.#capabilityLimit(call.capability))
+      return refuse(
+        "capability_busy",
+        `HOST: ${JSON.stringify(call.capability)} is busy (too many calls at once); try again shortly.`,
+      );
+    if (this.running(providerKey) >= Math.max(1, call.providerLimit))
+      return refuse(
+        "capability_busy",
+        `HOST: provider ${JSON.stringify(call.provider)} is busy (${call.providerLimit} at once); try again shortly.`,
+      );
     this.#add(capabilityKey, 1);
     this.#add(providerKey, 1);
     const controller = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
+    // Set before the provider's signal is aborted, so the provider's reaction to it (a throw)
+    // never decides how the call ended: the timeout or the interruption does.
+    let ended: StepResult<Value> | undefined;
     const stopped = new Promise<StepResult<Value>>((settle) => {
       timer = setTimeout(() => {
-        controller.abort(new CapabilityTimeoutSignal(call.timeoutMs));
-        settle(
-          refuse("capability_timeout", `HOST: ${JSON.stringify(call.capability)} did not answer within ${call.timeoutMs} ms; it was stopped.`),
+        ended = refuse(
+          "capability_timeout",
+          `HOST: ${JSON.stringify(call.capability)} did not answer within ${call.timeoutMs} ms; it was stopped.`,
         );
+        settle(ended);
+        controller.abort(new CapabilityTimeoutSignal(call.timeoutMs));
       }, call.timeoutMs);
       onAbort = () => {
+        ended = interrupted();
+        settle(ended);
         controller.abort(call.signal?.reason);
-        settle(interrupted());
       };
       call.signal?.addEventListener("abort", onAbort, { once: true });
     });
@@ -95,8 +107,8 @@ export class ConcurrencyGuard {
     try {
       return await Promise.race([
         work.then(
-          (value): StepResult<Value> => ({ ok: true, value }),
-          (error: unknown) => ({ ok: "thrown" as const, error }),
+          (value): StepResult<Value> => ended ?? { ok: true, value },
+          (error: unknown) => ended ?? { ok: "thrown" as const, error },
         ),
         stopped,
       ]);

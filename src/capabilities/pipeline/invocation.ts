@@ -106,7 +106,11 @@ export type StepResult<Value> =
   | { readonly ok: false; readonly refusal: InvocationRefusal };
 
 /** A refusal as a step's answer. */
-export function refuse<Value>(code: InvocationErrorCode, message: string, pointer?: string): StepResult<Value> {
+export function refuse<Value>(
+  code: InvocationErrorCode,
+  message: string,
+  pointer?: string,
+): StepResult<Value> {
   return { ok: false, refusal: { code, message, ...(pointer !== undefined ? { pointer } : {}) } };
 }
 

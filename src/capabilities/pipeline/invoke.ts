@@ -2,7 +2,12 @@ import { randomUUID } from "node:crypto";
 import { isSkillgateError } from "../../core/errors.js";
 import type { AuditSink, CallStatus } from "../../observe/events.js";
 import { currentTraceId, traceToolCall } from "../../observe/telemetry.js";
-import type { CapabilityIndex, CapabilityPermissions, CapabilityProvider, InvocationContext } from "../types.js";
+import type {
+  CapabilityIndex,
+  CapabilityPermissions,
+  CapabilityProvider,
+  InvocationContext,
+} from "../types.js";
 import { InvocationAudit, type InvocationEventSink } from "./audit.js";
 import { checkCallerPermission } from "./caller-permission.js";
 import { ConcurrencyGuard } from "./concurrency-guard.js";
@@ -108,8 +113,12 @@ export class CapabilityPipeline {
         status: result.record.status,
         ...(result.ok ? {} : { errorType: result.refusal.code }),
         attributes: {
-          ...(result.record.provider !== undefined ? { "skillgate.capability.provider": result.record.provider } : {}),
-          ...(result.record.generation !== undefined ? { "skillgate.capability.generation": result.record.generation } : {}),
+          ...(result.record.provider !== undefined
+            ? { "skillgate.capability.provider": result.record.provider }
+            : {}),
+          ...(result.record.generation !== undefined
+            ? { "skillgate.capability.generation": result.record.generation }
+            : {}),
         },
       }),
     );
@@ -122,7 +131,12 @@ export class CapabilityPipeline {
     return result;
   }
 
-  async #run(requestId: string, request: InvocationRequest, caller: Caller, tool: string): Promise<InvocationResult> {
+  async #run(
+    requestId: string,
+    request: InvocationRequest,
+    caller: Caller,
+    tool: string,
+  ): Promise<InvocationResult> {
     const now = this.#options.now ?? Date.now;
     const started = now();
     const touched: Array<{ path: string; access: "read" | "write" }> = [];
@@ -200,9 +214,19 @@ export class CapabilityPipeline {
 
 /** The call's own shape: a capability name, an optional provider id, an optional positive timeout. */
 function requestProblem(request: InvocationRequest): StepResult<never> | undefined {
-  if (typeof request.capability !== "string" || request.capability.length === 0 || request.capability.length > 200)
-    return refuse("input_invalid", 'HOST: capability must be a capability name, such as "workflow.code_review".');
-  if (request.provider !== undefined && (typeof request.provider !== "string" || request.provider.length === 0))
+  if (
+    typeof request.capability !== "string" ||
+    request.capability.length === 0 ||
+    request.capability.length > 200
+  )
+    return refuse(
+      "input_invalid",
+      'HOST: capability must be a capability name, such as "workflow.code_review".',
+    );
+  if (
+    request.provider !== undefined &&
+    (typeof request.provider !== "string" || request.provider.length === 0)
+  )
     return refuse("input_invalid", "HOST: provider must be a provider id, or left out.");
   const timeout = request.timeoutMs;
   if (timeout !== undefined && (typeof timeout !== "number" || !Number.isInteger(timeout) || timeout <= 0))
@@ -253,5 +277,8 @@ function thrownRefusal(provider: CapabilityProvider, error: unknown): Invocation
 }
 
 function isInvocationCode(code: string): code is InvocationErrorCode {
-  return REFUSED_BEFORE_RUN.has(code as InvocationErrorCode) || ["output_invalid", "capability_failed", "capability_timeout", "capability_interrupted"].includes(code);
+  return (
+    REFUSED_BEFORE_RUN.has(code as InvocationErrorCode) ||
+    ["output_invalid", "capability_failed", "capability_timeout", "capability_interrupted"].includes(code)
+  );
 }

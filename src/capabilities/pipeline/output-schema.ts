@@ -22,7 +22,10 @@ export function checkOutput(provider: CapabilityProvider, output: unknown): Step
   const id = JSON.stringify(provider.descriptor.id);
   const schema = schemaOf(provider.descriptor.outputSchema);
   if (schema === undefined)
-    return refuse("capability_missing_schema", `HOST: provider ${id} has no usable output schema; its answer was dropped.`);
+    return refuse(
+      "capability_missing_schema",
+      `HOST: provider ${id} has no usable output schema; its answer was dropped.`,
+    );
   let clean: JsonValue;
   let bytes: number;
   try {
@@ -32,9 +35,15 @@ export function checkOutput(provider: CapabilityProvider, output: unknown): Step
     return refuse("output_invalid", `HOST: provider ${id} answered with something that is not JSON.`);
   }
   if (bytes > MAX_OUTPUT_BYTES)
-    return refuse("output_invalid", `HOST: provider ${id} answered with ${bytes} bytes; the limit is ${MAX_OUTPUT_BYTES}.`);
+    return refuse(
+      "output_invalid",
+      `HOST: provider ${id} answered with ${bytes} bytes; the limit is ${MAX_OUTPUT_BYTES}.`,
+    );
   const checked = checkAgainstSchema(schema, clean, "output");
   if (!checked.ok)
-    return refuse("output_invalid", `HOST: provider ${id} answered outside its output schema: ${checked.message.replace(/^HOST: /, "")}`);
+    return refuse(
+      "output_invalid",
+      `HOST: provider ${id} answered outside its output schema: ${checked.message.replace(/^HOST: /, "")}`,
+    );
   return { ok: true, value: { output: clean, bytes } };
 }

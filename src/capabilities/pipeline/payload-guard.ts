@@ -52,13 +52,19 @@ export interface GuardedPayload {
 /** Checks `payload`; the clean copy, or the refusal with its code and pointer. */
 export function guardPayload(payload: unknown, options: PayloadGuardOptions): StepResult<GuardedPayload> {
   if (!isPlainObject(payload))
-    return refuse("payload_not_object", "HOST: payload must be a JSON object, such as {\"scope\": \"current_diff\"}.");
+    return refuse(
+      "payload_not_object",
+      'HOST: payload must be a JSON object, such as {"scope": "current_diff"}.',
+    );
   const limits = { ...DEFAULT_PAYLOAD_LIMITS, ...definedLimits(options) };
   const judge = stringJudge(options);
   const root: { [key: string]: JsonValue } = {};
-  const stack: Array<{ value: unknown; into: JsonValue[] | { [key: string]: JsonValue }; pointer: string; depth: number }> = [
-    { value: payload, into: root, pointer: "", depth: 1 },
-  ];
+  const stack: Array<{
+    value: unknown;
+    into: JsonValue[] | { [key: string]: JsonValue };
+    pointer: string;
+    depth: number;
+  }> = [{ value: payload, into: root, pointer: "", depth: 1 }];
   let keys = 0;
   // A running lower bound of the JSON's size, so a huge string is refused before any pattern reads it.
   let size = 0;
@@ -70,7 +76,11 @@ export function guardPayload(payload: unknown, options: PayloadGuardOptions): St
   while (stack.length > 0) {
     const { value, into, pointer, depth } = stack.pop() as (typeof stack)[number];
     if (depth > limits.maxDepth)
-      return refuse("payload_too_deep", `HOST: payload nests deeper than ${limits.maxDepth} levels.`, pointer);
+      return refuse(
+        "payload_too_deep",
+        `HOST: payload nests deeper than ${limits.maxDepth} levels.`,
+        pointer,
+      );
     const entries: Array<[string, unknown]> = Array.isArray(value)
       ? value.map((item, index) => [String(index), item])
       : Object.keys(value as object).map((key) => [key, (value as Record<string, unknown>)[key]]);
@@ -82,8 +92,9 @@ export function guardPayload(payload: unknown, options: PayloadGuardOptions): St
         if (size > limits.maxBytes) return tooLarge();
         if (keys > limits.maxKeys)
           return refuse("payload_too_many_keys", `HOST: payload has more than ${limits.maxKeys} keys.`, at);
+        // A key's refusal points at its object: the pointer of the key would repeat what it carries.
         const keyProblem = judgeKey(key) ?? judge(key);
-        if (keyProblem !== undefined) return refusal(keyProblem, at, "key");
+        if (keyProblem !== undefined) return refusal(keyProblem, pointer === "" ? "/" : pointer, "key");
       }
       const copied = copyValue(inner);
       if (copied === undefined)
@@ -119,7 +130,7 @@ const WHAT: Readonly<Record<string, string>> = {
 function refusal(code: InvocationErrorCode, pointer: string, where: "key" | "value"): StepResult<never> {
   return refuse(
     code,
-    `HOST: payload ${where} at ${pointer} carries ${WHAT[code] ?? "something a payload may not carry"}; capabilities take plain data only.`,
+    `HOST: payload: ${where === "key" ? `a key of the object at ${pointer}` : `the value at ${pointer}`} carries ${WHAT[code] ?? "something a payload may not carry"}; capabilities take plain data only.`,
     pointer,
   );
 }
@@ -148,7 +159,8 @@ function stringJudge(options: PayloadGuardOptions): (text: string) => Invocation
     if (text.length === 0) return undefined;
     const path = hostPathOf(text, allowedRoots[0]);
     if (SKILL_FILE.test(text) || SKILL_URI.test(text)) return "payload_skill_path";
-    if (path !== undefined && skillFolders.some((folder) => inside(path, folder))) return "payload_skill_path";
+    if (path !== undefined && skillFolders.some((folder) => inside(path, folder)))
+      return "payload_skill_path";
     if (names.has(text) || ENV_ASSIGNMENT.test(text) || ENV_REFERENCE.test(text)) return "payload_env";
     if (values.some((value) => text.includes(value))) return "payload_env";
     if (COMMAND_TEMPLATE.some((pattern) => pattern.test(text))) return "payload_command_template";

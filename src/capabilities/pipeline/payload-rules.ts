@@ -40,9 +40,16 @@ export const FORBIDDEN_KEYS: ReadonlyMap<string, InvocationErrorCode> = new Map<
     (key) => [key, "payload_shell"] as const,
   ),
   // Skill file paths.
-  ...["skillpath", "skillfile", "skilldir", "skillfolder", "skillmd", "skillroot", "manifest", "manifestpath"].map(
-    (key) => [key, "payload_skill_path"] as const,
-  ),
+  ...[
+    "skillpath",
+    "skillfile",
+    "skilldir",
+    "skillfolder",
+    "skillmd",
+    "skillroot",
+    "manifest",
+    "manifestpath",
+  ].map((key) => [key, "payload_skill_path"] as const),
 ]);
 
 /** A skill's own file: a path whose last part is `SKILL.md` (any case), or a `skill://` URI. */
@@ -52,7 +59,7 @@ export const SKILL_URI = /^skill:\/\//i;
 /** `NAME=value`: an environment assignment. */
 export const ENV_ASSIGNMENT = /(^|\s)[A-Za-z_][A-Za-z0-9_]*=\S/;
 /** `$NAME`, `${NAME}` and `%NAME%`: references to environment variables (upper-case names). */
-export const ENV_REFERENCE = /\$[A-Z_][A-Z0-9_]*\b|\$\{[A-Za-z_][A-Za-z0-9_]*\}|%[A-Z_][A-Z0-9_]*%/;
+export const ENV_REFERENCE = /\$[A-Z_][A-Z0-9_]*\b|\$\{[A-Z_][A-Z0-9_]*\}|%[A-Z_][A-Z0-9_]*%/;
 /** Names whose values are secrets: their values are refused from 6 characters up. */
 export const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE/i;
 /** Any other environment value is refused from this many characters (a path value is judged as a path). */

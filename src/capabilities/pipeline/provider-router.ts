@@ -67,7 +67,10 @@ export function routeProvider(
     if (found !== undefined) return { ok: true, value: found };
     const refused = permitted.refused.get(pinned);
     if (refused !== undefined)
-      return refuse("caller_not_permitted", `HOST: provider ${JSON.stringify(pinned)} cannot be used here: ${refused}.`);
+      return refuse(
+        "caller_not_permitted",
+        `HOST: provider ${JSON.stringify(pinned)} cannot be used here: ${refused}.`,
+      );
     const ids = routerOrder(permitted.permitted).map((provider) => provider.descriptor.id);
     return refuse(
       "provider_unknown",
@@ -76,7 +79,10 @@ export function routeProvider(
   }
   const first = routerOrder(permitted.permitted)[0];
   if (first === undefined)
-    return refuse("caller_not_permitted", `HOST: ${JSON.stringify(permitted.capability)} has no provider for this caller.`);
+    return refuse(
+      "caller_not_permitted",
+      `HOST: ${JSON.stringify(permitted.capability)} has no provider for this caller.`,
+    );
   return { ok: true, value: first };
 }
 
