@@ -122,7 +122,23 @@ export interface InvocationContext {
   readonly permissions: CapabilityPermissions;
   /** Records a workspace path the call read or wrote, for the audit (seed 004, "Audit" row). */
   touched(path: string, access: "read" | "write"): void;
+  /** The caller's workspace (absolute), what `workspace` in the permissions' roots means for this call. */
+  readonly workspace?: string;
+  /** The chat or job the call is filed under, for what a provider's run adds to the audit trail. */
+  readonly scope?: { readonly kind: "chat" | "job"; readonly id: string };
+  /** MCP sampling with the calling client's model, present only when that client supports it. */
+  readonly sample?: Sampler;
+  /** A person is there to answer (passed on to nested calls a Lua skill makes). */
+  readonly interactive?: boolean;
 }
+
+/** Asks the calling client's model through MCP sampling (`sampling/createMessage`); answers its text. */
+export type Sampler = (request: {
+  readonly system: string;
+  readonly prompt: string;
+  readonly maxTokens: number;
+  readonly signal: AbortSignal;
+}) => Promise<string>;
 
 /** A registered provider of one or more capabilities. */
 export interface CapabilityProvider {

@@ -2,7 +2,7 @@ import type { ErrorCode } from "../../core/errors.js";
 import { SkillgateError } from "../../core/errors.js";
 import type { JsonValue } from "../../core/safe-json.js";
 import type { CallStatus } from "../../observe/events.js";
-import type { RuntimeMode, SkillKind } from "../types.js";
+import type { CapabilityProvider, InvocationContext, RuntimeMode, Sampler, SkillKind } from "../types.js";
 
 /**
  * The invocation pipeline's own vocabulary: what a caller asks, who the caller is, how a
@@ -30,14 +30,6 @@ export interface InvocationRequest {
  * providers (caller-permission.ts).
  */
 export type CallerKind = "turn" | "mcp" | "cli" | "lua_skill" | "library";
-
-/** Asks the calling client's model through MCP sampling; present only when the client supports it. */
-export type Sampler = (request: {
-  readonly system: string;
-  readonly prompt: string;
-  readonly maxTokens: number;
-  readonly signal: AbortSignal;
-}) => Promise<string>;
 
 /** The caller of one invocation, as the door that received it knows it. */
 export interface Caller {
@@ -153,4 +145,25 @@ export class CapabilityError extends SkillgateError<{ capability: string; pointe
       ...(refusal.pointer !== undefined ? { pointer: refusal.pointer } : {}),
     });
   }
+}
+
+/**
+ * The caller of a nested call a provider makes while serving `context` (a Lua skill's
+ * `ctx.tools.invoke_agent`): the provider itself as a `lua_skill` caller, limited to its
+ * effective adapter capabilities, in the same runtime mode, trace, scope and workspace, its
+ * stop being the outer call's signal. The nested call takes the whole pipeline again.
+ */
+export function nestedCaller(context: InvocationContext, provider: CapabilityProvider): Caller {
+  return {
+    kind: "lua_skill",
+    agentId: provider.descriptor.id,
+    runtimeMode: context.runtimeMode,
+    allowedCapabilities: provider.permissions.adapterCapabilities,
+    interactive: context.interactive ?? false,
+    scope: context.scope ?? { kind: "job", id: context.agentId },
+    traceId: context.traceId,
+    signal: context.signal,
+    ...(context.workspace !== undefined ? { workspace: context.workspace } : {}),
+    ...(context.sample !== undefined ? { sample: context.sample } : {}),
+  };
 }

@@ -193,7 +193,7 @@ export class CapabilityPipeline {
         ...(caller.signal !== undefined ? { signal: caller.signal } : {}),
       },
       (signal) => {
-        const context: InvocationContext & { readonly caller: Caller } = {
+        const context: InvocationContext = {
           requestId,
           traceId: record.traceId,
           agentId: caller.agentId,
@@ -201,7 +201,10 @@ export class CapabilityPipeline {
           signal,
           permissions: provider.permissions,
           touched: (path, access) => void touched.push({ path, access }),
-          caller,
+          scope: caller.scope,
+          interactive: caller.interactive,
+          ...(caller.workspace !== undefined ? { workspace: caller.workspace } : {}),
+          ...(caller.sample !== undefined ? { sample: caller.sample } : {}),
         };
         return provider.invoke(guarded.value.payload, context);
       },
