@@ -160,3 +160,10 @@ export interface CapabilityIndex {
   /** Moves when the index is switched (a reload, a new decision). */
   readonly revision: number;
 }
+
+/** An index with nothing registered: the default until capabilities are discovered. */
+export const EMPTY_CAPABILITY_INDEX: CapabilityIndex = {
+  providersOf: () => [],
+  capabilities: () => [],
+  revision: 0,
+};
