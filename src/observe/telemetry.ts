@@ -12,6 +12,9 @@ import {
   trace,
 } from "@opentelemetry/api";
 import { METER_NAME } from "./metrics.js";
+import { telemetryConfigured } from "./telemetry-environment.js";
+
+export { EXPORTER_VARIABLES, telemetryConfigured } from "./telemetry-environment.js";
 
 /**
  * OpenTelemetry for tool calls and capability invocations, after the GenAI semantic
@@ -170,24 +173,6 @@ export function currentTraceId(): string {
 /** A started SDK: flushes and stops it. */
 export interface TelemetryHandle {
   shutdown(): Promise<void>;
-}
-
-/** The exporter variables that switch the SDK on. */
-const EXPORTER_VARIABLES = [
-  "OTEL_TRACES_EXPORTER",
-  "OTEL_METRICS_EXPORTER",
-  "OTEL_EXPORTER_OTLP_ENDPOINT",
-  "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
-  "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
-] as const;
-
-/** True when the environment configures an exporter (and does not set `OTEL_SDK_DISABLED=true`). */
-export function telemetryConfigured(environment: Readonly<Record<string, string | undefined>>): boolean {
-  if ((environment.OTEL_SDK_DISABLED ?? "").trim().toLowerCase() === "true") return false;
-  return EXPORTER_VARIABLES.some((name) => {
-    const value = (environment[name] ?? "").trim();
-    return value !== "" && value.toLowerCase() !== "none";
-  });
 }
 
 let started: Promise<TelemetryHandle | undefined> | undefined;

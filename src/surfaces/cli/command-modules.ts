@@ -21,6 +21,7 @@ const COMMAND_MODULES: ReadonlyArray<{ names: readonly string[]; load: () => Pro
   { names: ["audit"], load: async () => (await import("./commands/audit.js")).registerAudit },
   { names: ["run"], load: async () => (await import("./commands/run.js")).registerRun },
   { names: ["deps"], load: async () => (await import("./commands/deps.js")).registerDeps },
+  { names: ["invoke"], load: async () => (await import("./commands/invoke.js")).registerInvoke },
   {
     names: ["extensions", "hooks", "commands", "command"],
     load: async () => (await import("./commands/extensions.js")).registerExtensions,

@@ -38,17 +38,34 @@ describe("AI SDK: invoke_capability as a turn tool", () => {
     const tools = skillgateTools(turn);
     expect(Object.keys(tools)).toContain("invoke_capability");
     const model = scriptedModel([
-      { call: "invoke_capability", input: { capability: "workflow.code_review", payload: { scope: "current_diff" } } },
+      {
+        call: "invoke_capability",
+        input: { capability: "workflow.code_review", payload: { scope: "current_diff" } },
+      },
       { say: "Reviewed." },
     ]);
     try {
-      const result = await generateText({ model, prompt: "Review my diff.", tools, stopWhen: stepCountIs(4) });
+      const result = await generateText({
+        model,
+        prompt: "Review my diff.",
+        tools,
+        stopWhen: stepCountIs(4),
+      });
       const output = result.steps[0]?.toolResults[0]?.output;
       expect(isSkillgateToolResult(output) && output.status).toBe("ok");
-      expect(isSkillgateToolResult(output) && JSON.parse(output.text)).toEqual({ summary: "reviewed current_diff", findings: [] });
+      expect(isSkillgateToolResult(output) && JSON.parse(output.text)).toEqual({
+        summary: "reviewed current_diff",
+        findings: [],
+      });
       expect(toolOutputsSeen(model.doGenerateCalls[1])).toHaveLength(1);
       expect(events.map((event) => event.type)).toEqual(
-        expect.arrayContaining(["tool-call-classified", "policy-decided", "/skill/invoked", "/skill/completed", "tool-call-finished"]),
+        expect.arrayContaining([
+          "tool-call-classified",
+          "policy-decided",
+          "/skill/invoked",
+          "/skill/completed",
+          "tool-call-finished",
+        ]),
       );
       expect(events.find((event) => event.type === "tool-call-classified")?.tier).toBe("read");
     } finally {
@@ -60,11 +77,19 @@ describe("AI SDK: invoke_capability as a turn tool", () => {
     const { skillgate, review } = skillgateWith(true);
     const turn = skillgate.createTurn({ chatId: "chat-plan", mode: "plan" });
     const model = scriptedModel([
-      { call: "invoke_capability", input: { capability: "workflow.code_review", payload: { scope: "workspace" } } },
+      {
+        call: "invoke_capability",
+        input: { capability: "workflow.code_review", payload: { scope: "workspace" } },
+      },
       { say: "Could not." },
     ]);
     try {
-      const result = await generateText({ model, prompt: "Review.", tools: skillgateTools(turn), stopWhen: stepCountIs(4) });
+      const result = await generateText({
+        model,
+        prompt: "Review.",
+        tools: skillgateTools(turn),
+        stopWhen: stepCountIs(4),
+      });
       const output = result.steps[0]?.toolResults[0]?.output;
       expect(isSkillgateToolResult(output) && output.text).toMatch(/^HOST: /);
       expect(isSkillgateToolResult(output) && output.status).not.toBe("ok");
@@ -76,9 +101,17 @@ describe("AI SDK: invoke_capability as a turn tool", () => {
 
   it("is not offered when nothing is registered", () => {
     const tree = makeTree();
-    const skillgate = createSkillgate({ ...isolatedFolders(tree), roots: [], builtins: false, audit: false, logger: silentLogger });
+    const skillgate = createSkillgate({
+      ...isolatedFolders(tree),
+      roots: [],
+      builtins: false,
+      audit: false,
+      logger: silentLogger,
+    });
     try {
-      expect(Object.keys(skillgateTools(skillgate.createTurn({ chatId: "c" })))).not.toContain("invoke_capability");
+      expect(Object.keys(skillgateTools(skillgate.createTurn({ chatId: "c" })))).not.toContain(
+        "invoke_capability",
+      );
     } finally {
       skillgate.close();
     }
