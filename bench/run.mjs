@@ -8,7 +8,8 @@
  * against a bare pip install) or `--only ui` (the web UI's first load in Chromium) runs one of
  * them (`--scale-total` and `--scale-rounds` size the scale run; `--http-rounds` and
  * `--http-seconds` the `/api/skills` run; `--mounts-rounds`, `--workspace-rounds` and
- * `--environment-rounds` the issue 13 runs; `--ui-rounds` the web UI run).
+ * `--environment-rounds` the issue 13 runs; `--ui-rounds` the web UI run; `--only capabilities` the
+ * capability pipeline's overhead, `--capability-rounds` its sandbox rounds).
  * BENCH_DIST points at another build (e.g. a temp outDir). `--json FILE` also writes the
  * raw measurements. Targets are reported as PASS/MISS; the exit code is 0 either way,
  * and 1 only when the benchmark itself fails (e.g. a contestant found the wrong count).
@@ -44,6 +45,7 @@ const { values } = parseArgs({
     "http-rounds": { type: "string", default: "5" },
     "http-seconds": { type: "string", default: "5" },
     "ui-rounds": { type: "string", default: "9" },
+    "capability-rounds": { type: "string", default: "30" },
     only: { type: "string" },
     json: { type: "string" },
   },
@@ -76,10 +78,11 @@ if (
     "workspace",
     "environments",
     "ui",
+    "capabilities",
   ].includes(only)
 ) {
   console.error(
-    `--only takes discovery, startup, scale, runners, mcp, http-api, sandbox, mounts, workspace, environments or ui, got ${only}`,
+    `--only takes discovery, startup, scale, runners, mcp, http-api, sandbox, mounts, workspace, environments, ui or capabilities, got ${only}`,
   );
   process.exit(2);
 }
@@ -140,7 +143,8 @@ try {
     raw.ui = ui;
   }
   console.log(`# skillgate benchmarks\n\nmachine: ${machine}\npackage: ${distFolder()}`);
-  const late = only === undefined || ["sandbox", "mounts", "workspace", "environments"].includes(only);
+  const late =
+    only === undefined || ["sandbox", "mounts", "workspace", "environments", "capabilities"].includes(only);
   console.log(`load average (1/5/15 min): ${loadBefore} before${late ? "" : `, ${load()} after`}\n`);
   if (discovery !== undefined) {
     console.log(formatDiscoveryResults(discovery));
@@ -196,6 +200,12 @@ try {
     });
     raw.environments = environments;
     console.log(`\n${formatEnvironmentsResults(environments)}`);
+  }
+  if (only === undefined || only === "capabilities") {
+    const { runCapabilitiesBenchmark, formatCapabilitiesResults } = await import("./capabilities.mjs");
+    const capabilities = await runCapabilitiesBenchmark({ rounds: Number(values["capability-rounds"]), log });
+    raw.capabilities = capabilities;
+    console.log(`\n${formatCapabilitiesResults(capabilities)}`);
   }
   // The header's "after" is read before the sandbox, mounts, workspace and environment runs print.
   if (late) console.log(`\nload average (1/5/15 min) after the last benchmark: ${load()}`);
