@@ -162,13 +162,18 @@ function decideOne(candidate: DescriptorCandidate, context: OneContext): Capabil
           field: "permissions",
         }),
       );
-    if (permissions.denied.length > 0) {
-      for (const line of permissions.denied)
-        problems.push(
-          problem("policy_denied", "error", line, { path: candidate.location, field: "permissions" }),
-        );
+    // A bare SKILL.md asks for no capability permissions: its scripts' access is the run
+    // path's (tiers and approvals). What the policy would refuse is told, not decided.
+    const asks = candidate.scope !== "catalog";
+    for (const line of permissions.denied)
+      problems.push(
+        problem("policy_denied", asks ? "error" : "warning", asks ? line : `as a capability: ${line}`, {
+          path: candidate.location,
+          field: "permissions",
+        }),
+      );
+    if (asks && permissions.denied.length > 0)
       refuse("rejected", "policy_denied", `the owner's policy refuses: ${permissions.denied.join("; ")}`);
-    }
   }
   // 5. Conflicts: the first candidate of an id keeps it.
   const conflicts = context.same

@@ -197,10 +197,17 @@ export function inspectCapabilities(options: InspectOptions): CapabilityInspecti
 /** {@link inspectCapabilities} over a catalog: its discovery, folders, roots, skill folders and configuration. */
 export function inspectCatalogCapabilities(
   catalog: Catalog,
-  options: { runtime?: RuntimeMode; project: boolean; sourceOf?: SourceOf; events?: CapabilityEventSink },
+  options: {
+    runtime?: RuntimeMode;
+    project: boolean;
+    sourceOf?: SourceOf;
+    events?: CapabilityEventSink;
+    /** The catalog's discovery when the caller already ran it (default: run it now). */
+    discovery?: DiscoveryResult;
+  },
 ): CapabilityInspection {
   return inspectCapabilities({
-    catalog: catalog.discover(),
+    catalog: options.discovery ?? catalog.discover(),
     folders: catalog.folders,
     roots: catalog.roots,
     skillRoots: catalog.folderSources().map((source) => source.folder),
