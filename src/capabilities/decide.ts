@@ -145,12 +145,16 @@ function decideOne(candidate: DescriptorCandidate, context: OneContext): Capabil
       item.message,
     );
   // 3. Trust.
-  if (descriptor !== undefined && descriptor.trustLevel === undefined)
-    refuse(
-      "rejected",
-      "trust_level_unknown",
-      `source ${sourceName(candidate)} has no trust level skillgate knows`,
+  if (descriptor !== undefined && descriptor.trustLevel === undefined) {
+    const claimed = sourceName(candidate);
+    problems.push(
+      problem("trust_level_unknown", "error", `source ${claimed} has no trust level skillgate knows`, {
+        path: candidate.location,
+        ...(candidate.scope !== "catalog" ? { field: "skill.source" } : {}),
+      }),
     );
+    refuse("rejected", "trust_level_unknown", `source ${claimed} has no trust level skillgate knows`);
+  }
   // 4. Policy.
   let permissions: EffectivePermissionsResult | undefined;
   if (descriptor?.trustLevel !== undefined) {
