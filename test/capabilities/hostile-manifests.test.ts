@@ -1,4 +1,4 @@
-import { readdirSync, statSync, symlinkSync } from "node:fs";
+import { readdirSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { CapabilityProblemCode } from "../../src/capabilities/problems.js";
@@ -122,7 +122,10 @@ const HOSTILE: readonly HostileCase[] = [
   },
   {
     name: "a manifest that is a list",
-    write: (tree) => (writeIn(tree, ADAPTER, "- a\n- b\n"), "manifest:code-review-skill"),
+    write: (tree) => {
+      writeIn(tree, ADAPTER, "- a\n- b\n");
+      return "manifest:code-review-skill";
+    },
     code: "invalid_manifest",
     reason: "invalid_manifest",
   },
@@ -238,11 +241,7 @@ const HOSTILE: readonly HostileCase[] = [
     name: "a manifest that is a link out of its folder",
     write: (tree) => {
       const elsewhere = makeTree("skillgate-elsewhere-");
-      writeIn(
-        tree,
-        "../" + elsewhere.split("/").at(-1) + "/evil.yaml",
-        yamlOf(withField(seedAdapterManifest(), "id", "evil")),
-      );
+      writeFileSync(join(elsewhere, "evil.yaml"), yamlOf(withField(seedAdapterManifest(), "id", "evil")));
       symlinkSync(join(elsewhere, "evil.yaml"), join(tree.config, "adapters", "evil.yaml"));
       return "manifest:evil";
     },
@@ -253,7 +252,7 @@ const HOSTILE: readonly HostileCase[] = [
     name: "a Lua script that is a link out of the project",
     write: (tree) => {
       const elsewhere = makeTree("skillgate-elsewhere-");
-      writeIn(tree, "../" + elsewhere.split("/").at(-1) + "/evil.lua", "function invoke() end\n");
+      writeFileSync(join(elsewhere, "evil.lua"), "function invoke() end\n");
       symlinkSync(join(elsewhere, "evil.lua"), join(tree.project, "config", "skills", "linked.lua"));
       return lua("lua.script", "config/skills/linked.lua")(tree);
     },
