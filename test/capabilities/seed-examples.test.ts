@@ -83,6 +83,20 @@ describe("seed 004's manifest examples", () => {
 
   it("the Lua capability manifest: every field read, file schemas resolved, registered with the project opt-in", () => {
     const tree = capabilityTree({ seed: true });
+    const file = join(tree.project, ".skillgate", "capabilities", "config-lint-skill.yaml");
+    const parsed = parseManifestText(readFileSync(file, "utf8"), file);
+    if (!parsed.ok) throw new Error("the example does not parse");
+    const direct = parseLuaManifest(parsed.value, file, {
+      base: tree.project,
+      home: tree.home,
+      allowedRoots: canonicalRoots([tree.project]),
+    });
+    expect(direct.problems).toEqual([]);
+    expect(direct.manifest?.lua).toEqual({
+      script: join(tree.project, "config", "skills", "config_lint.lua"),
+      entry: "invoke",
+      healthCheck: "health_check",
+    });
     const decision = decisionOf(inspectTree(tree, { project: true }), "config-lint-skill");
     expect(decision.problems).toEqual([]);
     expect(decision.decision.status).toBe("registered");
