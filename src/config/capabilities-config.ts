@@ -49,8 +49,9 @@ export const DEFAULT_OWNER_PERMISSION_POLICY: OwnerPermissionPolicy = {
 /** The section when config.yaml says nothing. */
 export const DEFAULT_CAPABILITIES_CONFIG: CapabilitiesConfig = {
   permissions: DEFAULT_OWNER_PERMISSION_POLICY,
-  providers: {},
-  capabilities: {},
+  // Without a prototype: a provider id such as `constructor` must not find Object's own members.
+  providers: Object.freeze(Object.create(null)),
+  capabilities: Object.freeze(Object.create(null)),
 };
 
 const PRIORITY = { min: -1000, max: 1000 } as const;

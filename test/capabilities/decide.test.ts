@@ -42,6 +42,16 @@ describe("registration decisions", () => {
     });
   });
 
+  it("ids that name Object's own members are plain ids; __proto__ is not an id", () => {
+    const tree = capabilityTree({ seed: true });
+    writeIn(tree, ADAPTER, yamlOf(withField(seedAdapterManifest(), "id", "constructor")));
+    expect(decisionOf(inspectTree(tree), "constructor").decision.status).toBe("registered");
+    writeIn(tree, ADAPTER, yamlOf(withField(seedAdapterManifest(), "id", "__proto__")));
+    const refused = decisionOf(inspectTree(tree), "manifest:code-review-skill");
+    expect(refused.decision.status).toBe("rejected");
+    expect(refused.problems.map((item) => [item.code, item.field])).toContainEqual(["invalid_field", "id"]);
+  });
+
   it("an adapter whose skill the catalog did not find is skill_not_found; a wrong skill.id is invalid", () => {
     const tree = capabilityTree({ seed: true });
     // Inside the config folder (an allowed root) but in no skills folder the catalog searches.

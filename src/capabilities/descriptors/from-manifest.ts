@@ -34,7 +34,7 @@ export const CAPABILITY_SOURCE = "capability-manifest";
 export function candidateFromAdapterFile(file: string, context: ManifestContext): DescriptorCandidate {
   const read = readManifestFile(file);
   if (!read.ok) return unreadable(file, read.problems, context.scope, ADAPTER_SOURCE);
-  const parsed = parseAdapterManifest(read.value, read.path, { ...context.paths, base: context.paths.base });
+  const parsed = parseAdapterManifest(read.value, read.path, context.paths);
   const id = parsed.id ?? fallbackId(file);
   const manifest = parsed.manifest;
   if (manifest === undefined)

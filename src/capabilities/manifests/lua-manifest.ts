@@ -102,15 +102,16 @@ export function parseLuaManifest(
     const resolved = resolveManifestPath(rawScript, "lua.script", file, context);
     if (!resolved.ok) fields.push(resolved.problem);
     else {
-      const size = statSync(resolved.path).size;
-      if (!statSync(resolved.path).isFile())
+      // The file may change between the canonicalisation and this look: a vanished file is missing.
+      const stats = statSync(resolved.path, { throwIfNoEntry: false });
+      if (stats === undefined || !stats.isFile())
         fields.add("path_missing", "error", "lua.script", `${rawScript} is not a file`);
-      else if (size > MAX_LUA_SCRIPT_BYTES)
+      else if (stats.size > MAX_LUA_SCRIPT_BYTES)
         fields.add(
           "file_too_large",
           "error",
           "lua.script",
-          `is ${size} bytes; a Lua script may have ${MAX_LUA_SCRIPT_BYTES}`,
+          `is ${stats.size} bytes; a Lua script may have ${MAX_LUA_SCRIPT_BYTES}`,
         );
       else script = resolved.path;
     }
