@@ -31,7 +31,14 @@ async function importDist(path) {
   return import(pathToFileURL(join(distFolder(), path)).href);
 }
 
-const NO_PERMISSIONS = { fsRead: [], fsWrite: [], network: false, shell: false, env: [], adapterCapabilities: [] };
+const NO_PERMISSIONS = {
+  fsRead: [],
+  fsWrite: [],
+  network: false,
+  shell: false,
+  env: [],
+  adapterCapabilities: [],
+};
 const SCHEMA = { type: "object", properties: { n: { type: "integer" } }, required: ["n"] };
 
 function descriptor(id, capability) {
@@ -55,12 +62,19 @@ function descriptor(id, capability) {
 function indexOf(providers) {
   return {
     revision: 1,
-    providersOf: (capability) => providers.filter((item) => item.descriptor.capabilities.includes(capability)),
+    providersOf: (capability) =>
+      providers.filter((item) => item.descriptor.capabilities.includes(capability)),
     capabilities: () => providers.flatMap((item) => item.descriptor.capabilities),
   };
 }
 
-const CALLER = { kind: "cli", agentId: "bench", runtimeMode: "normal", interactive: false, scope: { kind: "job", id: "bench" } };
+const CALLER = {
+  kind: "cli",
+  agentId: "bench",
+  runtimeMode: "normal",
+  interactive: false,
+  scope: { kind: "job", id: "bench" },
+};
 
 /**
  * Times `bare()` and `viaPipeline()` in alternating order for `rounds` rounds (after `warm`
@@ -99,9 +113,22 @@ export async function runCapabilitiesBenchmark({ rounds = 30, log = () => {} } =
   const sandbox = new SandboxRunner();
   try {
     log("capabilities: the pipeline around a no-op in-process provider");
-    const noop = { descriptor: descriptor("noop", "bench.noop"), permissions: NO_PERMISSIONS, generation: 1, invoke: async () => ({}) };
+    const noop = {
+      descriptor: descriptor("noop", "bench.noop"),
+      permissions: NO_PERMISSIONS,
+      generation: 1,
+      invoke: async () => ({}),
+    };
     const inProcess = new CapabilityPipeline({ index: indexOf([noop]), audit });
-    const context = { requestId: "r", traceId: "t", agentId: "bench", runtimeMode: "normal", signal: new AbortController().signal, permissions: NO_PERMISSIONS, touched: () => {} };
+    const context = {
+      requestId: "r",
+      traceId: "t",
+      agentId: "bench",
+      runtimeMode: "normal",
+      signal: new AbortController().signal,
+      permissions: NO_PERMISSIONS,
+      touched: () => {},
+    };
     const pipelineAlone = await measureOverhead({
       bare: () => noop.invoke({ n: 1 }, context),
       viaPipeline: async () => {
@@ -115,11 +142,24 @@ export async function runCapabilitiesBenchmark({ rounds = 30, log = () => {} } =
     log("capabilities: a no-op script capability in the sandbox against a bare router run");
     const folder = join(parent, "skills", "bench-noop");
     mkdirSync(join(folder, "scripts"), { recursive: true });
-    writeFileSync(join(folder, "SKILL.md"), "---\nname: bench-noop\ndescription: A no-op capability.\n---\nNothing.\n");
+    writeFileSync(
+      join(folder, "SKILL.md"),
+      "---\nname: bench-noop\ndescription: A no-op capability.\n---\nNothing.\n",
+    );
     writeFileSync(join(folder, "scripts", "noop.py"), "print('{}')\n");
     const hash = hashSkillFolder(folder).hash;
-    const router = new RunnerRouter({ snapshots: new SnapshotStore({ dataFolder: join(parent, "data") }), runners: { sandbox } });
-    const skill = { name: "bench-noop", folder, hash, execution: "sandbox", network: "none", allowedDomains: [] };
+    const router = new RunnerRouter({
+      snapshots: new SnapshotStore({ dataFolder: join(parent, "data") }),
+      runners: { sandbox },
+    });
+    const skill = {
+      name: "bench-noop",
+      folder,
+      hash,
+      execution: "sandbox",
+      network: "none",
+      allowedDomains: [],
+    };
     const script = scriptEntryProvider({
       descriptor: descriptor("bench-noop", "bench.script"),
       permissions: NO_PERMISSIONS,
@@ -186,7 +226,9 @@ export function formatCapabilitiesResults(benchmark) {
     "| --- | --- | --- | --- | --- | --- |",
     row("no-op in-process provider (pipeline alone)", benchmark.pipelineAlone),
     row("no-op script capability, sandbox", benchmark.scriptRun),
-    benchmark.lua === undefined ? "| no-op Lua capability vs bare wasmoon | not in this build | | | | |" : row("no-op Lua capability vs bare wasmoon", benchmark.lua),
+    benchmark.lua === undefined
+      ? "| no-op Lua capability vs bare wasmoon | not in this build | | | | |"
+      : row("no-op Lua capability vs bare wasmoon", benchmark.lua),
     "",
     `target, at most ${PIPELINE_TARGET_MS} ms added: pipeline alone ${verdict(benchmark.pipelineAlone)}${benchmark.lua === undefined ? "" : `; Lua ${verdict(benchmark.lua)}`}`,
   ].join("\n");
@@ -194,6 +236,9 @@ export function formatCapabilitiesResults(benchmark) {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const rounds = Number(process.argv[2] ?? 30);
-  const benchmark = await runCapabilitiesBenchmark({ rounds, log: (line) => console.error(`bench: ${line}`) });
+  const benchmark = await runCapabilitiesBenchmark({
+    rounds,
+    log: (line) => console.error(`bench: ${line}`),
+  });
   console.log(formatCapabilitiesResults(benchmark));
 }

@@ -1,6 +1,7 @@
-import { InvocationEventBus } from "../capabilities/pipeline/event-bus.js";
+import { CapabilityEvents } from "../capabilities/events.js";
 import { CapabilityPipeline } from "../capabilities/pipeline/invoke.js";
-import { type CapabilityIndex, EMPTY_CAPABILITY_INDEX } from "../capabilities/types.js";
+import { CapabilityRegistry, type ProviderFactory } from "../capabilities/registry.js";
+import type { CapabilityIndex } from "../capabilities/types.js";
 import type { Catalog } from "../catalog/catalog.js";
 import type { SkillgateConfig } from "../config/config.js";
 import { type Clock, systemClock } from "../core/clock.js";
@@ -35,6 +36,7 @@ import { registryHooks } from "../tools/extension-hooks.js";
 import { storeTools } from "../tools/store-tools.js";
 import { createTurn, type Turn, type TurnOptions } from "../tools/turn.js";
 import { Authoring } from "./authoring.js";
+import { type CapabilityLoad, loadCapabilityPlane } from "./capability-plane.js";
 import { type CatalogSetupOptions, createCatalogSetup } from "./catalog-setup.js";
 
 export { withStoreSource } from "./catalog-setup.js";
@@ -73,6 +75,8 @@ export interface SkillgateOptions extends CatalogSetupOptions {
    * force now (switched whole on a reload). Default: an empty index, and no `invoke_capability`.
    */
   readonly capabilityIndex?: CapabilityIndex | (() => CapabilityIndex);
+  /** Provider factories besides the script and sampling entries' (the Lua runtime's), for {@link Skillgate.loadCapabilities}. */
+  readonly capabilityFactories?: readonly ProviderFactory[];
 }
 
 /** skillgate assembled: the catalog, the store, the chat log, the broker, and turns over them. */
@@ -105,8 +109,19 @@ export interface Skillgate {
    * capability; its events go on the audit log and to {@link capabilityEvents}.
    */
   readonly capabilities: CapabilityPipeline;
-  /** Capability events (`/skill/invoked`, `/skill/completed`, `/skill/failed`) as they happen, for a server's `/api/events`. */
-  readonly capabilityEvents: InvocationEventBus;
+  /**
+   * The capability plane's events as they happen (`/skill/discovered`,
+   * `/skill/registration/decided`, `/skill/invoked`, `/skill/completed`, `/skill/failed`, the
+   * reload events), for a server's `/api/events`.
+   */
+  readonly capabilityEvents: CapabilityEvents;
+  /** The registered providers; switched whole by {@link loadCapabilities} (and a Lua reload). */
+  readonly capabilityRegistry: CapabilityRegistry;
+  /**
+   * Discovers and decides the capabilities, builds their providers and switches the registry
+   * (app/capability-plane.ts). The bootstrap calls it once; call it again after a change.
+   */
+  loadCapabilities(): Promise<CapabilityLoad>;
   /** Closes the chat database and the audit file, and stops the sandbox kept ahead for the next run. */
   close(): void;
 }
@@ -221,11 +236,13 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
   const authoring = new Authoring({ config: () => catalog.config.notifications, logger });
   const authored = (notice: OwnerNotice): void => void authoring.report(notice);
   const packages = packageEnvironmentsOf(data, () => catalog.config, snapshots, auditRefusal);
-  const capabilityEvents = new InvocationEventBus();
+  const capabilityEvents = new CapabilityEvents(() => new Date(clock.now()));
+  const capabilityRegistry = new CapabilityRegistry();
   const capabilities = new CapabilityPipeline({
-    index: options.capabilityIndex ?? EMPTY_CAPABILITY_INDEX,
+    index: options.capabilityIndex ?? capabilityRegistry,
     ...(audit !== undefined ? { audit } : {}),
-    events: () => [capabilityEvents],
+    events: capabilityEvents,
+    config: () => catalog.config.capabilities,
     // Paths inside any searched skill folder, the store or skillgate's own folders are skill paths.
     skillFolders: () => [
       ...catalog.folderSources().map((source) => source.folder),
@@ -252,6 +269,15 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
     packages,
     capabilities,
     capabilityEvents,
+    capabilityRegistry,
+    loadCapabilities: () =>
+      loadCapabilityPlane({
+        setup: { catalog, extensions, storeFolder },
+        registry: capabilityRegistry,
+        runner: auditedRunner,
+        events: capabilityEvents,
+        ...(options.capabilityFactories !== undefined ? { factories: options.capabilityFactories } : {}),
+      }),
     openStore,
     chatLog: openChatLog,
     createTurn: (turnOptions) => {

@@ -160,6 +160,8 @@ export interface InvocationContext {
   readonly sample?: Sampler;
   /** A person is there to answer (passed on to nested calls a Lua skill makes). */
   readonly interactive?: boolean;
+  /** The id of the provider serving this call (a nested call's caller). */
+  readonly provider?: string;
 }
 
 /** Asks the calling client's model through MCP sampling (`sampling/createMessage`); answers its text. */

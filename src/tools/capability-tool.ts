@@ -105,6 +105,8 @@ export function capabilityTool(
 ): ToolDefinition<CapabilityCallInput> | undefined {
   const first = routerOrder(
     environment.pipeline.index().providersOf(capability, environment.caller().runtimeMode),
+    capability,
+    environment.pipeline.config(),
   )[0];
   if (first === undefined) return undefined;
   const input = schemaOf(first.descriptor.inputSchema);
@@ -133,7 +135,9 @@ function prepareCall(
   const caller = environment.caller();
   const summary = `invoke ${input.capability}`;
   const permitted = checkCallerPermission(caller, input.capability, environment.pipeline.index());
-  const routed = permitted.ok ? routeProvider(permitted.value, input.provider) : undefined;
+  const routed = permitted.ok
+    ? routeProvider(permitted.value, input.provider, environment.pipeline.config())
+    : undefined;
   if (routed === undefined || !routed.ok) return { ok: true, input, subject: { tier: "read", summary } };
   const provider = routed.value;
   return {

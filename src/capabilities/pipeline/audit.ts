@@ -2,31 +2,20 @@ import type { Counter, MeterProvider } from "@opentelemetry/api";
 import { metrics } from "@opentelemetry/api";
 import type { AuditEvent, AuditSink } from "../../observe/events.js";
 import { METER_NAME } from "../../observe/metrics.js";
+import type { CapabilityEventSink, InvocationEvent as InvocationEventData } from "../events.js";
+import type { RuntimeMode } from "../types.js";
 import type { Caller, InvocationRecord } from "./invocation.js";
 
 /**
  * Step 7, audit and metrics: every invocation leaves `/skill/invoked` when it starts and one of
  * `/skill/completed` or `/skill/failed` with its whole {@link InvocationRecord} when it ends, on
- * the audit log and on the capability event stream (which `skillgate serve` carries on
- * `/api/events`), and counts once in `skillgate.capability.invocations` by capability, provider
+ * the audit log and on the capability plane's event emitter (events.ts, which `skillgate serve`
+ * carries on `/api/events`, with the seed's snake_case field names), and counts once in `skillgate.capability.invocations` by capability, provider
  * and status. Neither the payload nor the output is ever recorded: sizes only.
  */
 
 /** The capability events' names (seed 004's). */
 export type InvocationEventType = "/skill/invoked" | "/skill/completed" | "/skill/failed";
-
-/** One event of the capability stream. */
-export interface InvocationEvent {
-  readonly type: InvocationEventType;
-  /** ISO time. */
-  readonly time: string;
-  readonly record: InvocationRecord;
-}
-
-/** Where capability events go besides the audit log (a server's event bus). */
-export interface InvocationEventSink {
-  publish(event: InvocationEvent): void;
-}
 
 /** The counter of invocations. */
 export const INVOCATIONS_COUNTER = "skillgate.capability.invocations";
@@ -49,16 +38,16 @@ function invocationsCounter(): Counter {
 /** Records invocations on the audit log, the event stream and the metrics. Never throws. */
 export class InvocationAudit {
   readonly #audit: AuditSink | undefined;
-  readonly #events: () => readonly InvocationEventSink[];
+  readonly #events: CapabilityEventSink | undefined;
   readonly #now: () => number;
 
   constructor(options: {
     readonly audit?: AuditSink;
-    readonly events?: () => readonly InvocationEventSink[];
+    readonly events?: CapabilityEventSink;
     readonly now?: () => number;
   }) {
     this.#audit = options.audit;
-    this.#events = options.events ?? (() => []);
+    this.#events = options.events;
     this.#now = options.now ?? Date.now;
   }
 
@@ -107,14 +96,48 @@ export class InvocationAudit {
     } catch {
       // The audit sink reports its own failures.
     }
-    for (const sink of this.#events()) {
-      try {
-        sink.publish({ type, time, record });
-      } catch {
-        // A broken stream is the stream's problem.
-      }
+    try {
+      this.#events?.emit(type, eventDataOf(type, record));
+    } catch {
+      // A broken stream is the stream's problem.
     }
   }
+}
+
+/**
+ * The event stream's data of one invocation event, in the seed's names (events.ts). Before
+ * the router chose a provider, its fields are empty (`""`, `[]`, `0`); sizes, latency and
+ * status come with the end event. The stream's status is coarser than the record's:
+ * `timed_out` is `timeout`, `failed` and `interrupted` are `error`.
+ */
+export function eventDataOf(type: InvocationEventType, record: InvocationRecord): InvocationEventData {
+  const finished = type !== "/skill/invoked";
+  return {
+    request_id: record.requestId,
+    trace_id: record.traceId,
+    agent_id: record.agentId,
+    skill_id: record.skillId ?? "",
+    provider: record.provider ?? "",
+    capability: record.capability,
+    skill_kind: record.skillKind ?? "workflow_skill",
+    runtime_gate: (record.runtimeGate ?? "").split(",").filter((mode) => mode !== "") as RuntimeMode[],
+    generation: record.generation ?? 0,
+    manifest_digest: record.manifestDigest ?? "",
+    ...(finished
+      ? {
+          input_bytes: record.inputBytes,
+          output_bytes: record.outputBytes,
+          latency_ms: record.latencyMs,
+          status: streamStatus(record.status),
+          ...(record.errorKind !== undefined ? { error_kind: record.errorKind } : {}),
+        }
+      : {}),
+  };
+}
+
+function streamStatus(status: InvocationRecord["status"]): NonNullable<InvocationEventData["status"]> {
+  if (status === "ok" || status === "refused") return status;
+  return status === "timed_out" ? "timeout" : "error";
 }
 
 /** The audit line of one capability event: the record's fields, never the payload or output. */

@@ -153,12 +153,16 @@ export class CapabilityError extends SkillgateError<{ capability: string; pointe
  * effective adapter capabilities, in the same runtime mode, trace, scope and workspace, its
  * stop being the outer call's signal. The nested call takes the whole pipeline again.
  */
-export function nestedCaller(context: InvocationContext, provider: CapabilityProvider): Caller {
+export function nestedCaller(
+  context: InvocationContext,
+  provider?: Pick<CapabilityProvider, "descriptor" | "permissions">,
+): Caller {
   return {
     kind: "lua_skill",
-    agentId: provider.descriptor.id,
+    // Without the provider, the context says who serves the call and what it may call on.
+    agentId: provider?.descriptor.id ?? context.provider ?? context.agentId,
     runtimeMode: context.runtimeMode,
-    allowedCapabilities: provider.permissions.adapterCapabilities,
+    allowedCapabilities: (provider?.permissions ?? context.permissions).adapterCapabilities,
     interactive: context.interactive ?? false,
     scope: context.scope ?? { kind: "job", id: context.agentId },
     traceId: context.traceId,

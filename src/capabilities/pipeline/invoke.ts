@@ -1,14 +1,16 @@
 import { randomUUID } from "node:crypto";
+import type { CapabilitiesConfig } from "../../config/capabilities-config.js";
 import { isSkillgateError } from "../../core/errors.js";
 import type { AuditSink, CallStatus } from "../../observe/events.js";
 import { currentTraceId, traceToolCall } from "../../observe/telemetry.js";
+import type { CapabilityEventSink } from "../events.js";
 import type {
   CapabilityIndex,
   CapabilityPermissions,
   CapabilityProvider,
   InvocationContext,
 } from "../types.js";
-import { InvocationAudit, type InvocationEventSink } from "./audit.js";
+import { InvocationAudit } from "./audit.js";
 import { checkCallerPermission } from "./caller-permission.js";
 import { ConcurrencyGuard } from "./concurrency-guard.js";
 import { checkInput } from "./input-schema.js";
@@ -39,14 +41,16 @@ export interface CapabilityPipelineOptions {
   /** The capability index, or what gives the current one (it is switched whole on a reload). */
   readonly index: CapabilityIndex | (() => CapabilityIndex);
   readonly audit?: AuditSink;
-  /** Where capability events go besides the audit log (a server's `/api/events`). */
-  readonly events?: () => readonly InvocationEventSink[];
+  /** The capability plane's event emitter (events.ts): what a server's `/api/events` carries. */
+  readonly events?: CapabilityEventSink;
   readonly guard?: ConcurrencyGuard;
   /** Folders that hold skills: paths inside them are skill paths a payload may not carry. */
   readonly skillFolders?: () => readonly string[];
   /** The environment a payload may not quote (default `process.env`). */
   readonly environment?: Readonly<Record<string, string | undefined>>;
   readonly payloadLimits?: Pick<PayloadGuardOptions, "maxBytes" | "maxDepth" | "maxKeys">;
+  /** config.yaml's `capabilities:` section in force now: the router's explicit priorities. */
+  readonly config?: () => CapabilitiesConfig;
   readonly now?: () => number;
 }
 
@@ -91,6 +95,11 @@ export class CapabilityPipeline {
       ...(options.events !== undefined ? { events: options.events } : {}),
       ...(options.now !== undefined ? { now: options.now } : {}),
     });
+  }
+
+  /** config.yaml's `capabilities:` section in force now, when the pipeline was given it. */
+  config(): CapabilitiesConfig | undefined {
+    return this.#options.config?.();
   }
 
   /** The index in force now. */
@@ -168,7 +177,7 @@ export class CapabilityPipeline {
     if (shape !== undefined) return end(shape);
     const permitted = checkCallerPermission(caller, request.capability, this.#index());
     if (!permitted.ok) return end(permitted);
-    const routed = routeProvider(permitted.value, request.provider);
+    const routed = routeProvider(permitted.value, request.provider, this.#options.config?.());
     if (!routed.ok) return end(routed);
     const provider = routed.value;
     record = { ...record, ...providerFields(provider) };
@@ -203,6 +212,7 @@ export class CapabilityPipeline {
           touched: (path, access) => void touched.push({ path, access }),
           scope: caller.scope,
           interactive: caller.interactive,
+          provider: provider.descriptor.id,
           ...(caller.workspace !== undefined ? { workspace: caller.workspace } : {}),
           ...(caller.sample !== undefined ? { sample: caller.sample } : {}),
         };

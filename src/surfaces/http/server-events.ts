@@ -14,16 +14,13 @@ export type ServerEvent =
   | { readonly type: "approval-requested"; readonly id: string }
   | { readonly type: "approval-settled"; readonly id: string; readonly answer: string }
   | { readonly type: "call-finished"; readonly chat: string; readonly tool: string; readonly status: string }
-  /** A capability event of the invocation pipeline (`event` is `/skill/invoked`, `/skill/completed` or `/skill/failed`). */
-  | {
-      readonly type: "capability-invocation";
-      readonly event: string;
-      readonly requestId: string;
-      readonly capability: string;
-      readonly provider?: string;
-      readonly status: string;
-      readonly errorKind?: string;
-    };
+  /**
+   * An event of the capability plane (docs/capabilities.md, "Observability"): `name` is
+   * `/skill/discovered`, `/skill/registration/decided`, `/skill/invoked`, `/skill/completed`,
+   * `/skill/failed`, `/skill/reloaded`, `/skill/reload_failed` or `/capability/reloaded`, with
+   * its small data (ids, sizes, statuses; never a payload or an output).
+   */
+  | { readonly type: "capability-event"; readonly name: string; readonly at: string; readonly data: object };
 
 /** The event types, for a client that subscribes to some. */
 export type ServerEventType = ServerEvent["type"];

@@ -112,17 +112,10 @@ async function listen(
     ...(options.newToken === true ? { renew: true } : {}),
   });
   const context: ServerContext = { host, store, events: new ServerEvents(), logger };
-  // Capability invocations reach /api/events too: who called what, and how it ended (never a payload).
-  const unsubscribeCapabilities = host.skillgate.capabilityEvents.subscribe((event) =>
-    context.events.publish({
-      type: "capability-invocation",
-      event: event.type,
-      requestId: event.record.requestId,
-      capability: event.record.capability,
-      ...(event.record.provider !== undefined ? { provider: event.record.provider } : {}),
-      status: event.record.status,
-      ...(event.record.errorKind !== undefined ? { errorKind: event.record.errorKind } : {}),
-    }),
+  // The capability plane's events reach /api/events too: discovery, decisions, invocations
+  // (who called what, and how it ended; never a payload) and reloads.
+  const unsubscribeCapabilities = host.skillgate.capabilityEvents.on((event) =>
+    context.events.publish({ type: "capability-event", name: event.name, at: event.at, data: event.data }),
   );
   const requests = new InFlight();
   let handle: ReturnType<typeof getRequestListener> | undefined;

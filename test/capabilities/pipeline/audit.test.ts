@@ -2,11 +2,8 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import {
-  auditEventOf,
-  InvocationAudit,
-  type InvocationEvent,
-} from "../../../src/capabilities/pipeline/audit.js";
+import { type CapabilityEvent, CapabilityEvents } from "../../../src/capabilities/events.js";
+import { auditEventOf, eventDataOf, InvocationAudit } from "../../../src/capabilities/pipeline/audit.js";
 import type { Caller, InvocationRecord } from "../../../src/capabilities/pipeline/invocation.js";
 import { AuditLog } from "../../../src/observe/audit-log.js";
 
@@ -41,11 +38,10 @@ describe("invocation audit", () => {
   it("writes every seed field to the audit log, and never a payload", () => {
     const data = mkdtempSync(join(tmpdir(), "audit-"));
     const log = new AuditLog({ dataFolder: data });
-    const events: InvocationEvent[] = [];
-    const audit = new InvocationAudit({
-      audit: log,
-      events: () => [{ publish: (event) => events.push(event) }],
-    });
+    const events: CapabilityEvent[] = [];
+    const emitter = new CapabilityEvents();
+    emitter.on((event) => events.push(event));
+    const audit = new InvocationAudit({ audit: log, events: emitter });
     audit.invoked({ ...record, status: "ok" }, caller, "invoke_capability");
     audit.finished(record, caller, "invoke_capability");
     log.close();
@@ -84,8 +80,10 @@ describe("invocation audit", () => {
       "capability-path-touched",
       "/skill/failed",
     ]);
-    expect(events.map((event) => event.type)).toEqual(["/skill/invoked", "/skill/failed"]);
-    expect(events[1]?.record).toEqual(record);
+    expect(events.map((event) => event.name)).toEqual(["/skill/invoked", "/skill/failed"]);
+    expect(events[1]?.data).toEqual(eventDataOf("/skill/failed", record));
+    expect(events[1]?.data).toMatchObject({ status: "error", error_kind: "output_invalid", latency_ms: 12 });
+    expect(events[0]?.data).not.toHaveProperty("status");
   });
 
   it("names completed for ok and failed for everything else", () => {
@@ -103,13 +101,11 @@ describe("invocation audit", () => {
           throw new Error("disk full");
         },
       },
-      events: () => [
-        {
-          publish: () => {
-            throw new Error("closed");
-          },
+      events: {
+        emit: () => {
+          throw new Error("closed");
         },
-      ],
+      },
     });
     expect(() => audit.finished(record, caller, "x")).not.toThrow();
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { InvocationEvent } from "../../../src/capabilities/pipeline/audit.js";
+import { type CapabilityEvent, CapabilityEvents } from "../../../src/capabilities/events.js";
 import type { Caller } from "../../../src/capabilities/pipeline/invocation.js";
 import { CapabilityPipeline } from "../../../src/capabilities/pipeline/invoke.js";
 import { MemoryAuditSink } from "../../../src/observe/audit-sinks.js";
@@ -27,11 +27,13 @@ function setup(answer?: Parameters<typeof provider>[1], limits = { timeoutMs: 5_
     generation: 3,
   });
   const audit = new MemoryAuditSink();
-  const events: InvocationEvent[] = [];
+  const events: CapabilityEvent[] = [];
+  const emitter = new CapabilityEvents();
+  emitter.on((event) => events.push(event));
   const pipeline = new CapabilityPipeline({
     index: memoryIndex([review]),
     audit,
-    events: () => [{ publish: (event) => events.push(event) }],
+    events: emitter,
     skillFolders: () => ["/home/someone/.codex/skills"],
     environment: { HOME: "/home/someone", GITHUB_TOKEN: "ghp_secretsecret" },
   });
@@ -71,7 +73,22 @@ describe("invoke: the pipeline in seed 004's order", () => {
     expect(record.requestId).toMatch(/^[0-9a-f-]{36}$/);
     expect(record.traceId).toMatch(/^[0-9a-f]{32}$/);
     expect(record.errorKind).toBeUndefined();
-    expect(events.map((event) => event.type)).toEqual(["/skill/invoked", "/skill/completed"]);
+    expect(events.map((event) => event.name)).toEqual(["/skill/invoked", "/skill/completed"]);
+    expect(events[1]?.data).toMatchObject({
+      request_id: record.requestId,
+      trace_id: record.traceId,
+      agent_id: "chat-1",
+      skill_id: "code-review-skill",
+      provider: "code-review-skill",
+      capability: "workflow.code_review",
+      skill_kind: "workflow_skill",
+      runtime_gate: ["normal", "plan", "job"],
+      generation: 3,
+      manifest_digest: "ab".repeat(32),
+      input_bytes: record.inputBytes,
+      output_bytes: record.outputBytes,
+      status: "ok",
+    });
     expect(audit.events.map((event) => event.type)).toEqual(["/skill/invoked", "/skill/completed"]);
     expect(audit.events[1]).toMatchObject({
       capability: "workflow.code_review",
@@ -99,7 +116,8 @@ describe("invoke: the pipeline in seed 004's order", () => {
       errorKind: "payload_skill_path",
       provider: "code-review-skill",
     });
-    expect(events.at(-1)?.type).toBe("/skill/failed");
+    expect(events.at(-1)?.name).toBe("/skill/failed");
+    expect(events.at(-1)?.data).toMatchObject({ status: "refused", error_kind: "payload_skill_path" });
   });
 
   const HOSTILE: Array<[string, unknown, string]> = [
