@@ -77,7 +77,19 @@ export type ErrorCode =
   // Listening for connections (skillgate mcp --http), see docs/mcp.md.
   | "port_in_use"
   | "port_not_permitted"
-  | "host_not_bindable";
+  | "host_not_bindable"
+  // Lua skills and their generations, see docs/capabilities.md ("Lua skills", "Hot reload").
+  | "lua_cpu_limit"
+  | "lua_memory_limit"
+  | "capability_timeout"
+  | "lua_error"
+  | "lua_load_failed"
+  | "lua_output_invalid"
+  | "lua_state_closed"
+  | "lua_host_refused"
+  | "capability_not_allowed"
+  | "generation_not_found"
+  | "generation_not_waiting";
 
 /**
  * The mark every {@link SkillgateError} carries, under a registry symbol so it is the same key

@@ -1,0 +1,401 @@
+import {
+  LUA_REGISTRYINDEX,
+  type LuaEngine,
+  LuaEventMasks,
+  LuaFactory,
+  LuaReturn,
+  LuaType,
+  type LuaWasm,
+} from "wasmoon";
+import type { JsonValue } from "../../core/safe-json.js";
+import type { InvocationContext } from "../types.js";
+import { HostApiRefusal, type LuaErrorCode, LuaSkillError } from "./lua-errors.js";
+import type { LuaFileRoots } from "./lua-fs.js";
+import {
+  type AgentInvoker,
+  answerHostRequest,
+  type HostCall,
+  isHostOperation,
+  type LuaLogSink,
+} from "./lua-host-api.js";
+import { HOST_REQUEST_TAG, LUA_PRELUDE } from "./lua-prelude.js";
+import { type LuaMarkers, LuaValueError, pushLuaValue, readLuaValue } from "./lua-values.js";
+
+/**
+ * One Lua state (a wasmoon engine) per generation of a Lua skill, with only the restricted
+ * host API (lua-prelude.ts): the libraries `base`, `coroutine`, `table`, `string`, `math`
+ * and `utf8`, minus every global in `REMOVED_GLOBALS`. Each call runs in its own coroutine of
+ * the state, so calls interleave at host requests and a waiting `invoke_agent` holds no one.
+ *
+ * Bounds: an instruction-count hook charges each call and checks its deadline; a call over
+ * either is ended, and stays ended (the hook then fires on every instruction, so a `pcall`
+ * loop cannot swallow it). Memory is bounded for the whole state by wasmoon's allocation
+ * tracking. A state is closed when its generation is drained; a closed state refuses calls.
+ *
+ * Limit: time spent inside one C library function (a pathological `string.find` pattern) is
+ * not counted by the hook, which sees Lua instructions only; memory still bounds its input.
+ */
+
+/** Instructions a call may run by default. */
+export const DEFAULT_LUA_INSTRUCTION_LIMIT = 1_000_000_000;
+/** Bytes a state may allocate by default. */
+export const DEFAULT_LUA_MEMORY_LIMIT = 32 * 1024 * 1024;
+/** Instructions between two hook calls. */
+const HOOK_INTERVAL = 1000;
+/** The libraries a skill gets (wasmoon's names). */
+const OPENED_LIBRARIES = ["_G", "coroutine", "table", "string", "math", "utf8"] as const;
+
+let sharedFactory: LuaFactory | undefined;
+
+/** The process's one wasmoon module; engines made from it share the WebAssembly instance. */
+function factory(): LuaFactory {
+  sharedFactory ??= new LuaFactory();
+  return sharedFactory;
+}
+
+/** How a runtime is made. */
+export interface LuaRuntimeOptions {
+  /** The skill's id, for messages and logs. */
+  readonly skill: string;
+  /** The script's text. */
+  readonly source: string;
+  /** The name errors show (`config_lint.lua`). */
+  readonly chunkName: string;
+  readonly memoryLimitBytes?: number;
+  readonly instructionLimit?: number;
+  /** How long the script's top level may run while loading. */
+  readonly loadTimeoutMs?: number;
+  readonly invokeAgent?: AgentInvoker;
+  readonly log?: LuaLogSink;
+}
+
+/** One call of a function of the script. */
+export interface LuaCallOptions {
+  readonly context: InvocationContext;
+  readonly timeoutMs: number;
+  readonly roots: LuaFileRoots;
+  readonly allowedCapabilities: readonly string[];
+}
+
+interface CallBudget {
+  deadline: number;
+  instructionsLeft: number;
+  ended?: "cpu" | "deadline";
+  refusal?: HostApiRefusal;
+}
+
+/** A Lua state with the restricted host API. */
+export class LuaRuntime {
+  readonly skill: string;
+  readonly #engine: LuaEngine;
+  readonly #lua: LuaWasm;
+  readonly #options: LuaRuntimeOptions;
+  readonly #markers: LuaMarkers;
+  readonly #ctxRef: number;
+  readonly #hook: number;
+  #running: CallBudget | undefined;
+  #inFlight = 0;
+  #closed = false;
+  #drainWaiters: (() => void)[] = [];
+
+  private constructor(engine: LuaEngine, options: LuaRuntimeOptions, markers: LuaMarkers, ctxRef: number) {
+    this.skill = options.skill;
+    this.#engine = engine;
+    this.#lua = engine.global.lua;
+    this.#options = options;
+    this.#markers = markers;
+    this.#ctxRef = ctxRef;
+    this.#hook = this.#lua.module.addFunction((state: number) => this.#onHook(state), "vii");
+  }
+
+  /** Makes the state, runs the prelude and the script's top level. Throws `lua_load_failed` and the call codes. */
+  static async create(options: LuaRuntimeOptions): Promise<LuaRuntime> {
+    const engine = await factory().createEngine({
+      openStandardLibs: false,
+      injectObjects: false,
+      enableProxy: false,
+      traceAllocations: true,
+    });
+    const global = engine.global;
+    try {
+      for (const library of OPENED_LIBRARIES)
+        global.loadLibrary(library as Parameters<typeof global.loadLibrary>[0]);
+      global.setMemoryMax(options.memoryLimitBytes ?? DEFAULT_LUA_MEMORY_LIMIT);
+      global.loadString(LUA_PRELUDE, "=prelude");
+      const results = global.runSync();
+      if (results.length !== 4) throw new Error("the prelude did not return its markers");
+      // runSync leaves the four results on the stack: anchor them in the registry, last first.
+      const lua = global.lua;
+      const ctxRef = lua.luaL_ref(global.address, LUA_REGISTRYINDEX);
+      const objectMetaRef = lua.luaL_ref(global.address, LUA_REGISTRYINDEX);
+      const arrayMetaRef = lua.luaL_ref(global.address, LUA_REGISTRYINDEX);
+      const nullRef = lua.luaL_ref(global.address, LUA_REGISTRYINDEX);
+      global.setTop(0);
+      const runtime = new LuaRuntime(engine, options, { nullRef, arrayMetaRef, objectMetaRef }, ctxRef);
+      await runtime.#load();
+      return runtime;
+    } catch (error) {
+      global.close();
+      if (error instanceof LuaSkillError) {
+        throw error.code === "lua_error"
+          ? new LuaSkillError("lua_load_failed", options.skill, error.data.detail)
+          : error;
+      }
+      throw new LuaSkillError("lua_load_failed", options.skill, (error as Error).message);
+    }
+  }
+
+  async #load(): Promise<void> {
+    const thread = this.#engine.global.newThread();
+    const ref = this.#lua.luaL_ref(this.#engine.global.address, LUA_REGISTRYINDEX);
+    try {
+      try {
+        thread.loadString(this.#options.source, `@${this.#options.chunkName}`);
+      } catch (error) {
+        throw new LuaSkillError("lua_load_failed", this.skill, firstLine((error as Error).message));
+      }
+      await this.#run(thread.address, 0, this.#hostCallFor(undefined), this.#options.loadTimeoutMs ?? 5000);
+    } finally {
+      this.#lua.luaL_unref(this.#engine.global.address, LUA_REGISTRYINDEX, ref);
+    }
+  }
+
+  /** True when the script defines a global function of that name. */
+  hasFunction(name: string): boolean {
+    if (this.#closed) return false;
+    const global = this.#engine.global;
+    const type = this.#lua.lua_getglobal(global.address, name);
+    global.pop(1);
+    return type === LuaType.Function;
+  }
+
+  /** Calls `name(ctx, payload)` and returns its first result as JSON. Throws {@link LuaSkillError}. */
+  async call(name: string, payload: JsonValue, options: LuaCallOptions): Promise<JsonValue> {
+    if (this.#closed)
+      throw new LuaSkillError("lua_state_closed", this.skill, "this generation's state is closed");
+    this.#inFlight += 1;
+    const global = this.#engine.global;
+    const thread = global.newThread();
+    const ref = this.#lua.luaL_ref(global.address, LUA_REGISTRYINDEX);
+    try {
+      const L = thread.address;
+      if (this.#lua.lua_getglobal(L, name) !== LuaType.Function)
+        throw new LuaSkillError("lua_error", this.skill, `the script defines no function ${name}`);
+      this.#lua.lua_rawgeti(L, LUA_REGISTRYINDEX, BigInt(this.#ctxRef));
+      pushLuaValue(this.#lua, L, payload, this.#markers);
+      return await this.#run(L, 2, this.#hostCallFor(options), options.timeoutMs);
+    } finally {
+      if (!this.#closed) this.#lua.luaL_unref(global.address, LUA_REGISTRYINDEX, ref);
+      this.#inFlight -= 1;
+      if (this.#inFlight === 0) for (const waiter of this.#drainWaiters.splice(0)) waiter();
+    }
+  }
+
+  #hostCallFor(options: LuaCallOptions | undefined): HostCall {
+    const context = options?.context ?? loadContext(this.skill);
+    return {
+      skill: this.skill,
+      context,
+      roots: options?.roots ?? { read: [], write: [] },
+      allowedCapabilities: options?.allowedCapabilities ?? [],
+      ...(this.#options.invokeAgent === undefined ? {} : { invokeAgent: this.#options.invokeAgent }),
+      ...(this.#options.log === undefined ? {} : { log: this.#options.log }),
+      logLines: 0,
+    };
+  }
+
+  /** Resumes the coroutine `L` until it returns, answering its host requests. */
+  async #run(L: number, argumentCount: number, call: HostCall, timeoutMs: number): Promise<JsonValue> {
+    const lua = this.#lua;
+    const budget: CallBudget = {
+      deadline: Date.now() + timeoutMs,
+      instructionsLeft: this.#options.instructionLimit ?? DEFAULT_LUA_INSTRUCTION_LIMIT,
+    };
+    lua.lua_sethook(L, this.#hook, LuaEventMasks.Count, HOOK_INTERVAL);
+    let count = argumentCount;
+    for (;;) {
+      const result = this.#resume(L, count, budget);
+      if (result.status === LuaReturn.Yield) {
+        const base = lua.lua_gettop(L) - result.values;
+        const answer = await this.#answer(L, base, result.values, call, budget);
+        if (this.#closed)
+          throw new LuaSkillError("lua_state_closed", this.skill, "the state closed during the call");
+        lua.lua_settop(L, base);
+        lua.lua_pushboolean(L, answer.ok ? 1 : 0);
+        if (answer.ok) pushLuaValue(lua, L, answer.value, this.#markers);
+        else lua.lua_pushstring(L, answer.message);
+        count = 2;
+        continue;
+      }
+      if (result.status === LuaReturn.Ok) {
+        if (result.values === 0) return null;
+        try {
+          return readLuaValue(lua, L, lua.lua_gettop(L) - result.values + 1, this.#markers);
+        } catch (error) {
+          if (error instanceof LuaValueError)
+            throw new LuaSkillError(
+              "lua_output_invalid",
+              this.skill,
+              `the result is not JSON: ${error.message}`,
+            );
+          throw error;
+        }
+      }
+      throw this.#failure(L, result.status, budget);
+    }
+  }
+
+  #resume(L: number, count: number, budget: CallBudget): { status: LuaReturn; values: number } {
+    const module = this.#lua.module;
+    const slot = module._malloc(4);
+    this.#running = budget;
+    try {
+      module.setValue(slot, 0, "i32");
+      const status = this.#lua.lua_resume(L, null, count, slot);
+      return { status, values: module.getValue(slot, "i32") as number };
+    } finally {
+      this.#running = undefined;
+      module._free(slot);
+    }
+  }
+
+  /** Reads and answers one yielded request; waits for asynchronous ones within the deadline. */
+  async #answer(
+    L: number,
+    base: number,
+    count: number,
+    call: HostCall,
+    budget: CallBudget,
+  ): Promise<{ ok: true; value: JsonValue } | { ok: false; message: string }> {
+    const lua = this.#lua;
+    const tag =
+      count > 0 && lua.lua_type(L, base + 1) === LuaType.String ? lua.lua_tolstring(L, base + 1, null) : "";
+    const operation =
+      count > 1 && lua.lua_type(L, base + 2) === LuaType.String ? lua.lua_tolstring(L, base + 2, null) : "";
+    if (tag !== HOST_REQUEST_TAG || !isHostOperation(operation))
+      return {
+        ok: false,
+        message: "HOST: coroutine.yield outside a coroutine of the skill's own is not allowed",
+      };
+    try {
+      const args: JsonValue[] = [];
+      for (let index = base + 3; index <= base + count; index += 1)
+        args.push(readLuaValue(lua, L, index, this.#markers));
+      const answer = answerHostRequest(operation, args, call);
+      const value = answer instanceof Promise ? await withinDeadline(answer, budget) : answer;
+      return { ok: true, value };
+    } catch (error) {
+      if (error instanceof DeadlinePassed) {
+        budget.ended = "deadline";
+        throw new LuaSkillError("capability_timeout", this.skill, "the call ran past its timeout");
+      }
+      if (error instanceof HostApiRefusal) {
+        budget.refusal = error;
+        return { ok: false, message: error.message };
+      }
+      if (error instanceof LuaValueError)
+        return { ok: false, message: `HOST: ${error.message} [lua_host_refused]` };
+      const code = (error as { code?: unknown }).code;
+      const message = (error as Error).message ?? String(error);
+      return {
+        ok: false,
+        message: message.startsWith("HOST:") ? message : `HOST: ${message} [${String(code)}]`,
+      };
+    }
+  }
+
+  #failure(L: number, status: LuaReturn, budget: CallBudget): LuaSkillError {
+    const lua = this.#lua;
+    const top = lua.lua_gettop(L);
+    const type = top > 0 ? lua.lua_type(L, -1) : LuaType.Nil;
+    const message =
+      type === LuaType.String || type === LuaType.Number
+        ? lua.lua_tolstring(L, -1, null)
+        : `an error value of type ${lua.lua_typename(L, type)}`;
+    if (budget.ended === "cpu")
+      return new LuaSkillError("lua_cpu_limit", this.skill, "the call ran more instructions than its limit");
+    if (budget.ended === "deadline")
+      return new LuaSkillError("capability_timeout", this.skill, "the call ran past its timeout");
+    if (status === LuaReturn.ErrorMem || message.includes("not enough memory"))
+      return new LuaSkillError("lua_memory_limit", this.skill, "the skill's state reached its memory limit");
+    const refusal = budget.refusal;
+    if (refusal !== undefined && message.includes(refusal.message)) {
+      return new LuaSkillError(refusal.code as LuaErrorCode, this.skill, firstLine(message));
+    }
+    return new LuaSkillError("lua_error", this.skill, firstLine(message));
+  }
+
+  /** The count hook: charges the running call, ends it for good when over its budget. */
+  #onHook(L: number): void {
+    const budget = this.#running;
+    if (budget === undefined) return;
+    budget.instructionsLeft -= HOOK_INTERVAL;
+    if (budget.ended === undefined) {
+      if (budget.instructionsLeft < 0) budget.ended = "cpu";
+      else if (Date.now() > budget.deadline) budget.ended = "deadline";
+      else return;
+    }
+    // From now on every instruction of this call raises again, so no pcall can keep it going.
+    this.#lua.lua_sethook(L, this.#hook, LuaEventMasks.Count, 1);
+    this.#lua.lua_pushstring(L, budget.ended === "cpu" ? "HOST: lua_cpu_limit" : "HOST: capability_timeout");
+    this.#lua.lua_error(L);
+  }
+
+  /** Calls running now. */
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  /** Bytes the state holds now. */
+  get memoryUsed(): number {
+    return this.#closed ? 0 : this.#engine.global.getMemoryUsed();
+  }
+
+  /** True once {@link close} ran. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Resolves when no call is running (at once when none is). */
+  drained(): Promise<void> {
+    if (this.#inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#drainWaiters.push(resolve));
+  }
+
+  /** Frees the state. Calls still running end with `lua_state_closed`; drain first. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#engine.global.close();
+    this.#lua.module.removeFunction(this.#hook);
+  }
+}
+
+class DeadlinePassed extends Error {}
+
+function withinDeadline<Value>(promise: Promise<Value>, budget: CallBudget): Promise<Value> {
+  const left = budget.deadline - Date.now();
+  if (left <= 0) return Promise.reject(new DeadlinePassed());
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DeadlinePassed()), left);
+  });
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}
+
+function firstLine(message: string): string {
+  return message.split("\n")[0] ?? message;
+}
+
+/** The context of the script's top level, which serves no call: it may log, never touch files. */
+function loadContext(skill: string): InvocationContext {
+  return {
+    requestId: `load:${skill}`,
+    traceId: "",
+    agentId: "",
+    runtimeMode: "normal",
+    signal: new AbortController().signal,
+    permissions: { fsRead: [], fsWrite: [], network: false, shell: false, env: [], adapterCapabilities: [] },
+    touched: () => undefined,
+  };
+}
