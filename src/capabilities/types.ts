@@ -120,6 +120,8 @@ export interface InvocationContext {
   readonly signal: AbortSignal;
   /** The effective permissions the call runs under (never wider than the provider's). */
   readonly permissions: CapabilityPermissions;
+  /** The folder relative `ctx.fs` paths start in (the `workspace` root), when the call has one. */
+  readonly workspace?: string;
   /** Records a workspace path the call read or wrote, for the audit (seed 004, "Audit" row). */
   touched(path: string, access: "read" | "write"): void;
 }

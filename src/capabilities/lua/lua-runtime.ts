@@ -108,8 +108,15 @@ export class LuaRuntime {
     this.#hook = this.#lua.module.addFunction((state: number) => this.#onHook(state), "vii");
   }
 
-  /** Makes the state, runs the prelude and the script's top level. Throws `lua_load_failed` and the call codes. */
-  static async create(options: LuaRuntimeOptions): Promise<LuaRuntime> {
+  /**
+   * Makes the state in the seed's order: the state with the script compiled (`load_state`;
+   * a syntax error ends here), the restricted API bound by the prelude (`bind_api`), then the
+   * script's top level. Throws `lua_load_failed`, or a call code when the top level ran over.
+   */
+  static async create(
+    options: LuaRuntimeOptions,
+    onStep?: (step: "load_state" | "bind_api") => void,
+  ): Promise<LuaRuntime> {
     const engine = await factory().createEngine({
       openStandardLibs: false,
       injectObjects: false,
@@ -117,22 +124,35 @@ export class LuaRuntime {
       traceAllocations: true,
     });
     const global = engine.global;
+    const lua = global.lua;
     try {
       for (const library of OPENED_LIBRARIES)
         global.loadLibrary(library as Parameters<typeof global.loadLibrary>[0]);
       global.setMemoryMax(options.memoryLimitBytes ?? DEFAULT_LUA_MEMORY_LIMIT);
+      const main = global.newThread();
+      const mainRef = lua.luaL_ref(global.address, LUA_REGISTRYINDEX);
+      try {
+        main.loadString(options.source, `@${options.chunkName}`);
+      } catch (error) {
+        throw new LuaSkillError("lua_load_failed", options.skill, firstLine((error as Error).message));
+      }
+      onStep?.("load_state");
       global.loadString(LUA_PRELUDE, "=prelude");
       const results = global.runSync();
       if (results.length !== 4) throw new Error("the prelude did not return its markers");
       // runSync leaves the four results on the stack: anchor them in the registry, last first.
-      const lua = global.lua;
       const ctxRef = lua.luaL_ref(global.address, LUA_REGISTRYINDEX);
       const objectMetaRef = lua.luaL_ref(global.address, LUA_REGISTRYINDEX);
       const arrayMetaRef = lua.luaL_ref(global.address, LUA_REGISTRYINDEX);
       const nullRef = lua.luaL_ref(global.address, LUA_REGISTRYINDEX);
       global.setTop(0);
+      onStep?.("bind_api");
       const runtime = new LuaRuntime(engine, options, { nullRef, arrayMetaRef, objectMetaRef }, ctxRef);
-      await runtime.#load();
+      try {
+        await runtime.#run(main.address, 0, runtime.#hostCallFor(undefined), options.loadTimeoutMs ?? 5000);
+      } finally {
+        lua.luaL_unref(global.address, LUA_REGISTRYINDEX, mainRef);
+      }
       return runtime;
     } catch (error) {
       global.close();
@@ -142,21 +162,6 @@ export class LuaRuntime {
           : error;
       }
       throw new LuaSkillError("lua_load_failed", options.skill, (error as Error).message);
-    }
-  }
-
-  async #load(): Promise<void> {
-    const thread = this.#engine.global.newThread();
-    const ref = this.#lua.luaL_ref(this.#engine.global.address, LUA_REGISTRYINDEX);
-    try {
-      try {
-        thread.loadString(this.#options.source, `@${this.#options.chunkName}`);
-      } catch (error) {
-        throw new LuaSkillError("lua_load_failed", this.skill, firstLine((error as Error).message));
-      }
-      await this.#run(thread.address, 0, this.#hostCallFor(undefined), this.#options.loadTimeoutMs ?? 5000);
-    } finally {
-      this.#lua.luaL_unref(this.#engine.global.address, LUA_REGISTRYINDEX, ref);
     }
   }
 
