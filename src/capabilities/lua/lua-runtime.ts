@@ -42,8 +42,24 @@ export const DEFAULT_LUA_INSTRUCTION_LIMIT = 1_000_000_000;
 export const DEFAULT_LUA_MEMORY_LIMIT = 32 * 1024 * 1024;
 /** Instructions between two hook calls. */
 const HOOK_INTERVAL = 1000;
-/** The libraries a skill gets (wasmoon's names). */
-const OPENED_LIBRARIES = ["_G", "coroutine", "table", "string", "math", "utf8"] as const;
+/**
+ * The libraries a skill gets, opened here rather than by wasmoon's `loadLibrary`, which opens
+ * the string library a second time for `utf8` (and so a second string metatable).
+ */
+function openLibraries(lua: LuaWasm, L: number): void {
+  const libraries: [string, (state: number) => number][] = [
+    ["_G", (state) => lua.luaopen_base(state)],
+    ["coroutine", (state) => lua.luaopen_coroutine(state)],
+    ["table", (state) => lua.luaopen_table(state)],
+    ["string", (state) => lua.luaopen_string(state)],
+    ["math", (state) => lua.luaopen_math(state)],
+    ["utf8", (state) => lua.luaopen_utf8(state)],
+  ];
+  for (const [name, open] of libraries) {
+    open(L);
+    lua.lua_setglobal(L, name);
+  }
+}
 
 let sharedFactory: LuaFactory | undefined;
 
@@ -126,8 +142,7 @@ export class LuaRuntime {
     const global = engine.global;
     const lua = global.lua;
     try {
-      for (const library of OPENED_LIBRARIES)
-        global.loadLibrary(library as Parameters<typeof global.loadLibrary>[0]);
+      openLibraries(lua, global.address);
       global.setMemoryMax(options.memoryLimitBytes ?? DEFAULT_LUA_MEMORY_LIMIT);
       const main = global.newThread();
       const mainRef = lua.luaL_ref(global.address, LUA_REGISTRYINDEX);

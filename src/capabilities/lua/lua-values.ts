@@ -101,6 +101,8 @@ function readTable(
   where: string,
   budget: Budget,
 ): JsonValue {
+  // The C API does not grow the stack by itself: nesting needs room for a key and a value per level.
+  if (lua.lua_checkstack(L, 4) === 0) throw new LuaValueError(`${where} nests too deep for the stack`);
   const mark = markOf(lua, L, index);
   if (mark === "null") return null;
   const entries: [string | number, JsonValue][] = [];
@@ -174,7 +176,7 @@ export function pushLuaValue(
     default:
       break;
   }
-  lua.luaL_checkstack(L, 4, null);
+  if (lua.lua_checkstack(L, 4) === 0) throw new LuaValueError("the value nests too deep for the stack");
   if (Array.isArray(value)) {
     lua.lua_createtable(L, value.length, 0);
     value.forEach((item, position) => {
