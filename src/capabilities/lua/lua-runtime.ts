@@ -19,7 +19,7 @@ import {
   type LuaLogSink,
 } from "./lua-host-api.js";
 import { HOST_REQUEST_TAG, LUA_PRELUDE } from "./lua-prelude.js";
-import { type LuaMarkers, LuaValueError, pushLuaValue, readLuaValue } from "./lua-values.js";
+import { type LuaMarkers, LuaValueError, pushLuaValue, readLuaString, readLuaValue } from "./lua-values.js";
 
 /**
  * One Lua state (a wasmoon engine) per generation of a Lua skill, with only the restricted
@@ -243,7 +243,7 @@ export class LuaRuntime {
         lua.lua_settop(L, base);
         lua.lua_pushboolean(L, answer.ok ? 1 : 0);
         if (answer.ok) pushLuaValue(lua, L, answer.value, this.#markers);
-        else lua.lua_pushstring(L, answer.message);
+        else lua.lua_pushlstring(L, answer.message, Buffer.byteLength(answer.message, "utf8"));
         count = 2;
         continue;
       }
@@ -329,9 +329,11 @@ export class LuaRuntime {
     const top = lua.lua_gettop(L);
     const type = top > 0 ? lua.lua_type(L, -1) : LuaType.Nil;
     const message =
-      type === LuaType.String || type === LuaType.Number
-        ? lua.lua_tolstring(L, -1, null)
-        : `an error value of type ${lua.lua_typename(L, type)}`;
+      type === LuaType.String
+        ? readLuaString(lua, L, top)
+        : type === LuaType.Number
+          ? lua.lua_tolstring(L, -1, null)
+          : `an error value of type ${lua.lua_typename(L, type)}`;
     if (budget.ended === "cpu")
       return new LuaSkillError("lua_cpu_limit", this.skill, "the call ran more instructions than its limit");
     if (budget.ended === "deadline")

@@ -14,6 +14,28 @@ import { isForbiddenKey, type JsonValue } from "../../core/safe-json.js";
  * objects keep their mark, so they encode back the same.
  */
 
+/**
+ * The string at `index` with its true length: wasmoon's `lua_tolstring` stops at the first
+ * NUL, which would let `"a.txt\0.lua"` read as `"a.txt"`. Only for values that are strings
+ * (a number would be converted in place and confuse `lua_next`).
+ */
+export function readLuaString(lua: LuaWasm, L: number, index: number): string {
+  const module = lua.module;
+  const lengthSlot = module._malloc(4);
+  try {
+    const pointer = module.ccall(
+      "lua_tolstring",
+      "number",
+      ["number", "number", "number"],
+      [L, index, lengthSlot],
+    ) as number;
+    const length = module.getValue(lengthSlot, "i32") as number;
+    return Buffer.from(module.HEAPU8.subarray(pointer, pointer + length)).toString("utf8");
+  } finally {
+    module._free(lengthSlot);
+  }
+}
+
 /** How deep a value may nest, both ways. */
 export const MAX_LUA_VALUE_DEPTH = 64;
 /** How many values (every table entry counts) one conversion may visit. */
@@ -60,7 +82,7 @@ function readAt(
     case LuaType.Number:
       return readNumber(lua, L, index, where);
     case LuaType.String:
-      return lua.lua_tolstring(L, index, null);
+      return readLuaString(lua, L, index);
     case LuaType.Table:
       if (depth >= MAX_LUA_VALUE_DEPTH)
         throw new LuaValueError(`${where} nests deeper than ${MAX_LUA_VALUE_DEPTH}`);
@@ -112,7 +134,7 @@ function readTable(
     const keyType = lua.lua_type(L, -2);
     let key: string | number;
     if (keyType === LuaType.String) {
-      key = lua.lua_tolstring(L, -2, null);
+      key = readLuaString(lua, L, lua.lua_gettop(L) - 1);
     } else if (keyType === LuaType.Number && lua.lua_isinteger(L, -2) !== 0) {
       key = Number(lua.lua_tointegerx(L, -2, null));
       integerKeys += 1;
