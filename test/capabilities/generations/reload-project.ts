@@ -1,0 +1,31 @@
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+/** A copy of the config-lint fixture project in a temporary folder, with helpers to edit it. */
+export function reloadProject() {
+  const root = mkdtempSync(join(tmpdir(), "lua-reload-"));
+  cpSync(resolve("test/fixtures/capabilities/config-lint"), root, { recursive: true });
+  const manifestPath = join(root, "config/capabilities/config-lint-skill.yaml");
+  const scriptPath = join(root, "config/skills/config_lint.lua");
+  return {
+    root,
+    manifestPath,
+    scriptPath,
+    writeScript: (source: string) => writeFileSync(scriptPath, source),
+    editManifest: (edit: (text: string) => string) =>
+      writeFileSync(manifestPath, edit(readFileSync(manifestPath, "utf8"))),
+  };
+}
+
+/** A script whose answer names its version at the start and the end of the call. */
+export function versionedScript(version: number, health = "true"): string {
+  return `VERSION = ${version}
+function health_check(ctx) return ${health} end
+function invoke(ctx, payload)
+  local started = VERSION
+  local review = ctx.tools.invoke_agent({ capability = "workflow.code_review", payload = { scope = "current_diff" } })
+  return { summary = "v" .. started .. "/" .. VERSION, findings = {}, version = started, product = payload.n * VERSION, review = review.summary }
+end
+`;
+}
