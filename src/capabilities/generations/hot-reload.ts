@@ -123,6 +123,8 @@ export class LuaSkillReloader {
   #stopAnswers: (() => void) | undefined;
   #stopped = false;
   #skill: string;
+  #boardWrites: Promise<void> = Promise.resolve();
+  #boardQueued: GenerationRecord[] | undefined;
 
   constructor(options: LuaSkillReloaderOptions) {
     this.#options = options;
@@ -441,6 +443,7 @@ export class LuaSkillReloader {
       await active.provider.retire(undefined);
       this.#record(active.provider.generation, "closed", active.manifest.descriptor.manifestDigest, []);
     }
+    await this.#boardWrites;
   }
 }
 
