@@ -6,6 +6,11 @@ import { InvalidConfigError } from "../core/errors.js";
 import { rereadIfChanged, type StampedRead } from "../core/file-stamps.js";
 import { DEFAULT_INDEX_BUDGET, MAX_YAML_ALIAS_COUNT } from "../core/limits.js";
 import { isPlainObject } from "../core/safe-json.js";
+import {
+  type CapabilitiesConfig,
+  DEFAULT_CAPABILITIES_CONFIG,
+  readCapabilitiesConfig,
+} from "./capabilities-config.js";
 import { DEFAULT_DISCOVERY_CONFIG, type DiscoveryConfig, readDiscoveryConfig } from "./discovery-config.js";
 import {
   DEFAULT_EXTENSIONS_CONFIG,
@@ -54,6 +59,8 @@ export interface SkillgateConfig {
   readonly extensions: ExtensionsConfig;
   /** Where the owner is told of drafts and applied edits (docs/notifications.md). */
   readonly notifications: NotificationsConfig;
+  /** The owner's capability policy, provider and capability switches and priorities (docs/capabilities.md). */
+  readonly capabilities: CapabilitiesConfig;
 }
 
 /** The configuration used when there is no file. */
@@ -66,6 +73,7 @@ export const DEFAULT_CONFIG: SkillgateConfig = {
   packages: DEFAULT_PACKAGES_CONFIG,
   extensions: DEFAULT_EXTENSIONS_CONFIG,
   notifications: DEFAULT_NOTIFICATIONS_CONFIG,
+  capabilities: DEFAULT_CAPABILITIES_CONFIG,
 };
 
 /**
@@ -114,6 +122,7 @@ export function parseConfig(text: string, file: string): SkillgateConfig {
   const packages = readPackagesConfig(section(value, "packages", problems), problems);
   const extensions = readExtensionsConfig(section(value, "extensions", problems), problems);
   const notifications = readNotificationsConfig(section(value, "notifications", problems), problems);
+  const capabilities = readCapabilitiesConfig(section(value, "capabilities", problems), problems);
   for (const key of Object.keys(value)) {
     if (
       ![
@@ -125,6 +134,7 @@ export function parseConfig(text: string, file: string): SkillgateConfig {
         "packages",
         "extensions",
         "notifications",
+        "capabilities",
       ].includes(key)
     )
       problems.push(`unknown key "${key}"`);
@@ -144,6 +154,7 @@ export function parseConfig(text: string, file: string): SkillgateConfig {
     packages,
     extensions,
     notifications,
+    capabilities,
   };
   for (const key of Object.keys(skills)) {
     if (!["disabled", "hidden", "user_folders", "project_folders", "packages"].includes(key)) {

@@ -13,6 +13,10 @@ const COMMAND_MODULES: ReadonlyArray<{ names: readonly string[]; load: () => Pro
   { names: ["list"], load: async () => (await import("./commands/list.js")).registerList },
   { names: ["explain"], load: async () => (await import("./commands/explain.js")).registerExplain },
   { names: ["doctor"], load: async () => (await import("./commands/doctor.js")).registerDoctor },
+  {
+    names: ["capability"],
+    load: async () => (await import("./commands/capability.js")).registerCapability,
+  },
   { names: ["index"], load: async () => (await import("./commands/index-command.js")).registerIndex },
   { names: ["search"], load: async () => (await import("./commands/search.js")).registerSearch },
   { names: ["validate"], load: async () => (await import("./commands/validate.js")).registerValidate },
