@@ -3,10 +3,10 @@ import { readFile } from "node:fs/promises";
 import { basename, dirname, relative } from "node:path";
 import { LuaCapabilityProvider } from "../lua/lua-provider.js";
 import { LuaRuntime, type LuaRuntimeOptions } from "../lua/lua-runtime.js";
-import type { CapabilityProvider, InvocationContext } from "../types.js";
+import type { CapabilityProvider, InvocationContext, RuntimeMode } from "../types.js";
 import { type GenerationRecord, type GenerationState, wideningOf } from "./generation.js";
 import { publishGenerations, watchGenerationAnswers } from "./generation-board.js";
-import type { LoadedLuaManifest, LuaManifestLoader } from "./lua-manifest-standin.js";
+import type { LoadedLuaManifest, LuaManifestLoader } from "./lua-manifest-loader.js";
 
 /**
  * Hot reload of one Lua skill by generation swap, seed 004's sequence with every step
@@ -69,11 +69,15 @@ export type GenerationEvent =
       readonly widening: readonly string[];
     };
 
-/** Switches the capability index: `next` serves the capabilities `previous` served. */
-export type CapabilityIndexSwitch = (
-  next: CapabilityProvider,
-  previous: CapabilityProvider | undefined,
-) => void;
+/** What a switch installs: the provider, and the capabilities and runtimes it is registered to. */
+export interface IndexEntry {
+  readonly provider: CapabilityProvider;
+  readonly capabilities: readonly string[];
+  readonly runtimes: readonly RuntimeMode[];
+}
+
+/** Switches the capability index: `next` replaces `previous` (by provider id) in one assignment. */
+export type CapabilityIndexSwitch = (next: IndexEntry, previous: CapabilityProvider | undefined) => void;
 
 /** How a reloader is made. */
 export interface LuaSkillReloaderOptions {
@@ -268,7 +272,14 @@ export class LuaSkillReloader {
   async #switchTo(built: Built, step: (name: ReloadStep) => void): Promise<void> {
     const previous = this.#active;
     step("switch_index");
-    this.#options.switchIndex(built.provider, previous?.provider);
+    this.#options.switchIndex(
+      {
+        provider: built.provider,
+        capabilities: built.manifest.capabilities,
+        runtimes: built.manifest.runtimes,
+      },
+      previous?.provider,
+    );
     this.#active = built;
     this.#record(built.provider.generation, "active", built.manifest.descriptor.manifestDigest, []);
     step("drain_old");
@@ -287,7 +298,7 @@ export class LuaSkillReloader {
       skill: built.manifest.descriptor.id,
       generation: built.provider.generation,
       ...(previous === undefined ? {} : { previous: previous.provider.generation }),
-      capabilities: built.manifest.descriptor.capabilities,
+      capabilities: built.manifest.capabilities,
     };
     this.#publish({ topic: "/capability/reloaded", ...event });
     this.#publish({ topic: "/skill/reloaded", ...event });

@@ -5,12 +5,11 @@ import {
   LuaSkillReloader,
   RELOAD_STEPS,
 } from "../../../src/capabilities/generations/hot-reload.js";
-import { standInLuaManifestLoader } from "../../../src/capabilities/generations/lua-manifest-standin.js";
 import type { LuaCapabilityProvider } from "../../../src/capabilities/lua/lua-provider.js";
 import type { CapabilityProvider } from "../../../src/capabilities/types.js";
 import { eventually } from "../../helpers/eventually.js";
 import { testContext } from "../lua/lua-test-context.js";
-import { reloadProject, versionedScript } from "./reload-project.js";
+import { fixtureLoader, reloadProject, versionedScript } from "./reload-project.js";
 
 const reloaders: LuaSkillReloader[] = [];
 afterEach(async () => {
@@ -27,9 +26,9 @@ function setUp(options: { debounceMs?: number; review?: () => Promise<void> } = 
   };
   const reloader = new LuaSkillReloader({
     manifestPath: project.manifestPath,
-    loadManifest: standInLuaManifestLoader(project.root),
+    loadManifest: fixtureLoader(project.root),
     switchIndex: (next) => {
-      index.current = next;
+      index.current = next.provider;
       index.switches += 1;
     },
     publish: (event) => events.push(event),

@@ -1,6 +1,25 @@
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { luaManifestLoader } from "../../../src/capabilities/generations/lua-manifest-loader.js";
+import { DEFAULT_CAPABILITIES_CONFIG } from "../../../src/config/capabilities-config.js";
+
+/**
+ * The real manifest loader (the descriptor layer) over a fixture project, as the owner's
+ * manifest (`owner` trust), with a policy that allows workspace writes and the network, so
+ * the widening tests see widened effective permissions rather than a `policy_denied`.
+ */
+export function fixtureLoader(root: string) {
+  const canonical = realpathSync(root);
+  return luaManifestLoader({
+    scope: "config",
+    paths: { base: canonical, home: canonical, allowedRoots: [canonical] },
+    config: {
+      ...DEFAULT_CAPABILITIES_CONFIG,
+      permissions: { readWorkspace: true, writeWorkspace: true, network: true, shell: false, env: [] },
+    },
+  });
+}
 
 /** A copy of the config-lint fixture project in a temporary folder, with helpers to edit it. */
 export function reloadProject() {

@@ -5,12 +5,11 @@ import {
   manageGenerations,
 } from "../../../src/capabilities/generations/generation-board.js";
 import { type GenerationEvent, LuaSkillReloader } from "../../../src/capabilities/generations/hot-reload.js";
-import { standInLuaManifestLoader } from "../../../src/capabilities/generations/lua-manifest-standin.js";
 import type { CapabilityProvider } from "../../../src/capabilities/types.js";
 import { eventually } from "../../helpers/eventually.js";
 import { startTestServer } from "../../helpers/http-server.js";
 import { cliSandbox } from "../../surfaces/cli/harness.js";
-import { reloadProject, versionedScript } from "./reload-project.js";
+import { fixtureLoader, reloadProject, versionedScript } from "./reload-project.js";
 
 const reloaders: LuaSkillReloader[] = [];
 afterEach(async () => {
@@ -24,9 +23,9 @@ async function reloaderOn(dataFolder: string) {
   const index: { current: CapabilityProvider | undefined } = { current: undefined };
   const reloader = new LuaSkillReloader({
     manifestPath: project.manifestPath,
-    loadManifest: standInLuaManifestLoader(project.root),
+    loadManifest: fixtureLoader(project.root),
     switchIndex: (next) => {
-      index.current = next;
+      index.current = next.provider;
     },
     publish: (event) => events.push(event),
     boardFolder: generationsFolder(dataFolder),

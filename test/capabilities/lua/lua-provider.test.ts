@@ -2,11 +2,11 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFi
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { standInLuaManifestLoader } from "../../../src/capabilities/generations/lua-manifest-standin.js";
 import type { AgentInvokeRequest } from "../../../src/capabilities/lua/lua-host-api.js";
 import { LuaCapabilityProvider } from "../../../src/capabilities/lua/lua-provider.js";
 import { LuaRuntime } from "../../../src/capabilities/lua/lua-runtime.js";
 import type { JsonValue } from "../../../src/core/safe-json.js";
+import { fixtureLoader } from "../generations/reload-project.js";
 import { testContext } from "./lua-test-context.js";
 
 const FIXTURE = resolve("test/fixtures/capabilities/config-lint");
@@ -20,7 +20,7 @@ async function providerFor(
   source: string | undefined,
   invokeAgent?: (request: AgentInvokeRequest) => Promise<JsonValue>,
 ) {
-  const manifest = await standInLuaManifestLoader(FIXTURE)(MANIFEST);
+  const manifest = await fixtureLoader(FIXTURE)(MANIFEST);
   const runtime = await LuaRuntime.create({
     skill: manifest.descriptor.id,
     source: source ?? readFileSync(manifest.scriptPath, "utf8"),
