@@ -1,3 +1,6 @@
+import { InvocationEventBus } from "../capabilities/pipeline/event-bus.js";
+import { CapabilityPipeline } from "../capabilities/pipeline/invoke.js";
+import { type CapabilityIndex, EMPTY_CAPABILITY_INDEX } from "../capabilities/types.js";
 import type { Catalog } from "../catalog/catalog.js";
 import type { SkillgateConfig } from "../config/config.js";
 import { type Clock, systemClock } from "../core/clock.js";
@@ -65,6 +68,11 @@ export interface SkillgateOptions extends CatalogSetupOptions {
    * surfaces call `bootstrapSkillgate` (app/bootstrap.ts), which does both.
    */
   readonly extensions?: Registry;
+  /**
+   * The registered capability providers (docs/capabilities.md), or what gives the index in
+   * force now (switched whole on a reload). Default: an empty index, and no `invoke_capability`.
+   */
+  readonly capabilityIndex?: CapabilityIndex | (() => CapabilityIndex);
 }
 
 /** skillgate assembled: the catalog, the store, the chat log, the broker, and turns over them. */
@@ -92,6 +100,13 @@ export interface Skillgate {
   readonly authoring: Authoring;
   /** The context of a `/create-skill` review: candidate chats and what to do. */
   createSkillReviewContext(): Promise<string>;
+  /**
+   * The one invocation pipeline every door (turn tool, MCP, AI SDK, CLI, Lua) takes to a
+   * capability; its events go on the audit log and to {@link capabilityEvents}.
+   */
+  readonly capabilities: CapabilityPipeline;
+  /** Capability events (`/skill/invoked`, `/skill/completed`, `/skill/failed`) as they happen, for a server's `/api/events`. */
+  readonly capabilityEvents: InvocationEventBus;
   /** Closes the chat database and the audit file, and stops the sandbox kept ahead for the next run. */
   close(): void;
 }
@@ -206,6 +221,20 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
   const authoring = new Authoring({ config: () => catalog.config.notifications, logger });
   const authored = (notice: OwnerNotice): void => void authoring.report(notice);
   const packages = packageEnvironmentsOf(data, () => catalog.config, snapshots, auditRefusal);
+  const capabilityEvents = new InvocationEventBus();
+  const capabilities = new CapabilityPipeline({
+    index: options.capabilityIndex ?? EMPTY_CAPABILITY_INDEX,
+    ...(audit !== undefined ? { audit } : {}),
+    events: () => [capabilityEvents],
+    // Paths inside any searched skill folder, the store or skillgate's own folders are skill paths.
+    skillFolders: () => [
+      ...catalog.folderSources().map((source) => source.folder),
+      storeFolder,
+      catalog.folders.config,
+      catalog.folders.data,
+    ],
+    now: () => clock.now(),
+  });
   const chatEnvironment = {
     chatLog: openChatLog,
     reviews: () => {
@@ -221,6 +250,8 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
     broker,
     runner: auditedRunner,
     packages,
+    capabilities,
+    capabilityEvents,
     openStore,
     chatLog: openChatLog,
     createTurn: (turnOptions) => {
@@ -230,6 +261,7 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
           broker,
           runner: auditedRunner,
           packages,
+          capabilities,
           runLimits: options.runLimits ?? configuredLimits(catalog.config),
           onArgumentRepair: (call) => reportArgumentRepairs(call, logger),
           extraTools: () => [...storeTools({ store: openStore, authored }), ...chatTools(chatEnvironment)],

@@ -150,11 +150,25 @@ export interface InvocationContext {
   readonly signal: AbortSignal;
   /** The effective permissions the call runs under (never wider than the provider's). */
   readonly permissions: CapabilityPermissions;
-  /** The folder relative `ctx.fs` paths start in (the `workspace` root), when the call has one. */
-  readonly workspace?: string;
   /** Records a workspace path the call read or wrote, for the audit (seed 004, "Audit" row). */
   touched(path: string, access: "read" | "write"): void;
+  /** The caller's workspace (absolute), what `workspace` in the permissions' roots means for this call. */
+  readonly workspace?: string;
+  /** The chat or job the call is filed under, for what a provider's run adds to the audit trail. */
+  readonly scope?: { readonly kind: "chat" | "job"; readonly id: string };
+  /** MCP sampling with the calling client's model, present only when that client supports it. */
+  readonly sample?: Sampler;
+  /** A person is there to answer (passed on to nested calls a Lua skill makes). */
+  readonly interactive?: boolean;
 }
+
+/** Asks the calling client's model through MCP sampling (`sampling/createMessage`); answers its text. */
+export type Sampler = (request: {
+  readonly system: string;
+  readonly prompt: string;
+  readonly maxTokens: number;
+  readonly signal: AbortSignal;
+}) => Promise<string>;
 
 /** A registered provider of one or more capabilities. */
 export interface CapabilityProvider {
@@ -176,3 +190,10 @@ export interface CapabilityIndex {
   /** Moves when the index is switched (a reload, a new decision). */
   readonly revision: number;
 }
+
+/** An index with nothing registered: the default until capabilities are discovered. */
+export const EMPTY_CAPABILITY_INDEX: CapabilityIndex = {
+  providersOf: () => [],
+  capabilities: () => [],
+  revision: 0,
+};

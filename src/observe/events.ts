@@ -17,7 +17,15 @@ export type AuditEventType =
   /** A sandboxed run started: which limits were enforced and how (cgroup v1/v2, rlimit, tmpfs, timer). */
   | "run-limits"
   /** A run created, changed or deleted a path in its workspace; one event per path (see docs/audit.md). */
-  | "workspace-changed";
+  | "workspace-changed"
+  /** A capability invocation started through the pipeline (docs/capabilities.md, "Observability"). */
+  | "/skill/invoked"
+  /** A capability invocation answered with output that passed its schema. */
+  | "/skill/completed"
+  /** A capability invocation was refused, failed, timed out or was interrupted (`errorKind` says which). */
+  | "/skill/failed"
+  /** A capability invocation read or wrote a workspace path through the host API (`path`, `access`). */
+  | "capability-path-touched";
 
 /** How a call ended, as the audit log records it. */
 export type CallStatus =
@@ -71,6 +79,29 @@ export interface AuditEvent {
    * first {@link MAX_AUDIT_ARGV_ITEMS}, each cut like every text field; see docs/audit.md).
    */
   readonly argv?: readonly string[];
+  /** For capability events (`/skill/…`): the trace the invocation belongs to. */
+  readonly traceId?: string;
+  /** For capability events: who called (a chat or job id, a Lua skill's provider id, `cli`). */
+  readonly agentId?: string;
+  /** For capability events: the capability invoked, such as `workflow.code_review`. */
+  readonly capability?: string;
+  /** For capability events: the provider the router chose (its descriptor id). */
+  readonly provider?: string;
+  /** For capability events: the skill behind the provider (its descriptor name or id). */
+  readonly skillId?: string;
+  /** For capability events: `workflow_skill`, `runtime_worker` or `lua_skill`. */
+  readonly skillKind?: string;
+  /** For capability events: the provider's allowed runtime modes, comma-separated. */
+  readonly runtimeGate?: string;
+  /** For capability events: the provider generation that served the call. */
+  readonly generation?: number;
+  /** For capability events: the first 16 hex of the provider's manifest digest. */
+  readonly manifestDigest?: string;
+  /** For capability events: bytes of JSON in and out. */
+  readonly inputBytes?: number;
+  readonly outputBytes?: number;
+  /** For `capability-path-touched`: how the path was used. */
+  readonly access?: "read" | "write";
 }
 
 /** The most argv items an audit line keeps. */

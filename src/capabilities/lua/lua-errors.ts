@@ -24,7 +24,8 @@ export type LuaErrorCode = Extract<
  * `HOST:` because it may be shown to a model; `code` is what callers and tests match on.
  */
 export class LuaSkillError extends SkillgateError<{ skill: string; detail: string }> {
-  constructor(code: LuaErrorCode, skill: string, detail: string) {
+  /** A refusal a nested call met and the skill did not catch ends the call with that refusal's code. */
+  constructor(code: LuaErrorCode | ErrorCode, skill: string, detail: string) {
     super(code, `HOST: ${skill}: ${detail} [${code}]`, { skill, detail });
   }
 }
@@ -35,9 +36,9 @@ export class LuaSkillError extends SkillgateError<{ skill: string; detail: strin
  * widens anything, so catching it is harmless.
  */
 export class HostApiRefusal extends Error {
-  readonly code: LuaErrorCode;
-  constructor(code: LuaErrorCode, message: string) {
-    super(`HOST: ${message} [${code}]`);
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string) {
+    super(message.startsWith("HOST:") ? `${message} [${code}]` : `HOST: ${message} [${code}]`);
     this.code = code;
   }
 }

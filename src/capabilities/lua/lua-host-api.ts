@@ -1,5 +1,5 @@
 import { isPlainObject, type JsonValue, parseJsonSafely } from "../../core/safe-json.js";
-import type { InvocationContext } from "../types.js";
+import type { CapabilityProvider, InvocationContext } from "../types.js";
 import { HostApiRefusal } from "./lua-errors.js";
 import { type LuaFileRoots, readSkillFile, writeSkillFile } from "./lua-fs.js";
 
@@ -18,10 +18,16 @@ export interface AgentInvokeRequest {
 }
 
 /**
- * The pipeline's `invoke`, as the Lua runtime calls it: the nested call runs under the parent
- * call's context (its agent, trace, runtime mode and permissions), through every pipeline step.
+ * The pipeline's `invoke`, as the Lua runtime calls it: the nested call runs as the calling
+ * provider (a `lua_skill` caller) under the parent call's context (its trace, runtime mode,
+ * scope, workspace, signal), through every pipeline step. Throws {@link HostApiRefusal} with
+ * the pipeline's code for a refusal.
  */
-export type AgentInvoker = (request: AgentInvokeRequest, parent: InvocationContext) => Promise<JsonValue>;
+export type AgentInvoker = (
+  request: AgentInvokeRequest,
+  parent: InvocationContext,
+  provider: CapabilityProvider | undefined,
+) => Promise<JsonValue>;
 
 /** One line a skill logged with `ctx.log` (or `print`). */
 export interface LuaLogLine {
@@ -50,6 +56,8 @@ export interface HostCall {
   readonly allowedCapabilities: readonly string[];
   readonly invokeAgent?: AgentInvoker;
   readonly log?: LuaLogSink;
+  /** The provider the call serves (the nested call's caller). */
+  readonly provider?: CapabilityProvider;
   logLines: number;
 }
 
@@ -168,5 +176,6 @@ function invokeAgent(request: JsonValue | undefined, call: HostCall): Promise<Js
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
     },
     call.context,
+    call.provider,
   );
 }

@@ -29,7 +29,10 @@ export function luaProviderFactory(
       const provider = new LuaCapabilityProvider(
         descriptor,
         permissions,
-        { entry: entry.entry, ...(entry.healthCheck === undefined ? {} : { healthCheck: entry.healthCheck }) },
+        {
+          entry: entry.entry,
+          ...(entry.healthCheck === undefined ? {} : { healthCheck: entry.healthCheck }),
+        },
         runtime,
         1,
       );

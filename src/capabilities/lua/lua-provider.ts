@@ -90,6 +90,7 @@ export class LuaCapabilityProvider implements CapabilityProvider {
           context.permissions.adapterCapabilities,
           this.permissions.adapterCapabilities,
         ),
+        provider: this,
       });
       return { generation: this.generation, value };
     } finally {

@@ -8,8 +8,8 @@ import {
   type LuaWasm,
 } from "wasmoon";
 import type { JsonValue } from "../../core/safe-json.js";
-import type { InvocationContext } from "../types.js";
-import { HostApiRefusal, type LuaErrorCode, LuaSkillError } from "./lua-errors.js";
+import type { CapabilityProvider, InvocationContext } from "../types.js";
+import { HostApiRefusal, LuaSkillError } from "./lua-errors.js";
 import type { LuaFileRoots } from "./lua-fs.js";
 import {
   type AgentInvoker,
@@ -91,10 +91,14 @@ export interface LuaCallOptions {
   readonly timeoutMs: number;
   readonly roots: LuaFileRoots;
   readonly allowedCapabilities: readonly string[];
+  /** The provider the call serves, for nested calls' caller. */
+  readonly provider?: CapabilityProvider;
 }
 
 interface CallBudget {
   deadline: number;
+  /** The pipeline's stop (its timeout, the caller's cancel): ends the call like its deadline. */
+  signal?: AbortSignal;
   instructionsLeft: number;
   ended?: "cpu" | "deadline";
   refusal?: HostApiRefusal;
@@ -220,6 +224,7 @@ export class LuaRuntime {
       allowedCapabilities: options?.allowedCapabilities ?? [],
       ...(this.#options.invokeAgent === undefined ? {} : { invokeAgent: this.#options.invokeAgent }),
       ...(this.#options.log === undefined ? {} : { log: this.#options.log }),
+      ...(options?.provider === undefined ? {} : { provider: options.provider }),
       logLines: 0,
     };
   }
@@ -230,6 +235,7 @@ export class LuaRuntime {
     const budget: CallBudget = {
       deadline: Date.now() + timeoutMs,
       instructionsLeft: this.#options.instructionLimit ?? DEFAULT_LUA_INSTRUCTION_LIMIT,
+      signal: call.context.signal,
     };
     lua.lua_sethook(L, this.#hook, LuaEventMasks.Count, HOOK_INTERVAL);
     let count = argumentCount;
@@ -342,7 +348,7 @@ export class LuaRuntime {
       return new LuaSkillError("lua_memory_limit", this.skill, "the skill's state reached its memory limit");
     const refusal = budget.refusal;
     if (refusal !== undefined && message.includes(refusal.message)) {
-      return new LuaSkillError(refusal.code as LuaErrorCode, this.skill, firstLine(message));
+      return new LuaSkillError(refusal.code, this.skill, firstLine(message));
     }
     return new LuaSkillError("lua_error", this.skill, firstLine(message));
   }
@@ -354,7 +360,7 @@ export class LuaRuntime {
     budget.instructionsLeft -= HOOK_INTERVAL;
     if (budget.ended === undefined) {
       if (budget.instructionsLeft < 0) budget.ended = "cpu";
-      else if (Date.now() > budget.deadline) budget.ended = "deadline";
+      else if (Date.now() > budget.deadline || budget.signal?.aborted === true) budget.ended = "deadline";
       else return;
     }
     // From now on every instruction of this call raises again, so no pcall can keep it going.
@@ -397,12 +403,18 @@ class DeadlinePassed extends Error {}
 
 function withinDeadline<Value>(promise: Promise<Value>, budget: CallBudget): Promise<Value> {
   const left = budget.deadline - Date.now();
-  if (left <= 0) return Promise.reject(new DeadlinePassed());
+  if (left <= 0 || budget.signal?.aborted === true) return Promise.reject(new DeadlinePassed());
   let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new DeadlinePassed()), left);
+    onAbort = () => reject(new DeadlinePassed());
+    budget.signal?.addEventListener("abort", onAbort, { once: true });
   });
-  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+  return Promise.race([promise, deadline]).finally(() => {
+    clearTimeout(timer);
+    if (onAbort !== undefined) budget.signal?.removeEventListener("abort", onAbort);
+  });
 }
 
 function firstLine(message: string): string {

@@ -13,7 +13,17 @@ export type ServerEvent =
   | { readonly type: "plan-applied"; readonly id: string; readonly name: string }
   | { readonly type: "approval-requested"; readonly id: string }
   | { readonly type: "approval-settled"; readonly id: string; readonly answer: string }
-  | { readonly type: "call-finished"; readonly chat: string; readonly tool: string; readonly status: string };
+  | { readonly type: "call-finished"; readonly chat: string; readonly tool: string; readonly status: string }
+  /** A capability event of the invocation pipeline (`event` is `/skill/invoked`, `/skill/completed` or `/skill/failed`). */
+  | {
+      readonly type: "capability-invocation";
+      readonly event: string;
+      readonly requestId: string;
+      readonly capability: string;
+      readonly provider?: string;
+      readonly status: string;
+      readonly errorKind?: string;
+    };
 
 /** The event types, for a client that subscribes to some. */
 export type ServerEventType = ServerEvent["type"];

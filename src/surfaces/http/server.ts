@@ -112,6 +112,18 @@ async function listen(
     ...(options.newToken === true ? { renew: true } : {}),
   });
   const context: ServerContext = { host, store, events: new ServerEvents(), logger };
+  // Capability invocations reach /api/events too: who called what, and how it ended (never a payload).
+  const unsubscribeCapabilities = host.skillgate.capabilityEvents.subscribe((event) =>
+    context.events.publish({
+      type: "capability-invocation",
+      event: event.type,
+      requestId: event.record.requestId,
+      capability: event.record.capability,
+      ...(event.record.provider !== undefined ? { provider: event.record.provider } : {}),
+      status: event.record.status,
+      ...(event.record.errorKind !== undefined ? { errorKind: event.record.errorKind } : {}),
+    }),
+  );
   const requests = new InFlight();
   let handle: ReturnType<typeof getRequestListener> | undefined;
   const server = createServer((request, response) => {
@@ -147,6 +159,7 @@ async function listen(
     requests.stopping = true;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
+    unsubscribeCapabilities();
     await streams.closeAll();
     await sessions.interruptCalls("the server is stopping");
     await requests.settled(options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS);

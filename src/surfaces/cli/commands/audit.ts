@@ -103,6 +103,10 @@ const SHORT_TYPES: Record<AuditEvent["type"], string> = {
   "network-refused": "net-refused",
   "run-limits": "limits",
   "workspace-changed": "ws-changed",
+  "/skill/invoked": "cap-invoked",
+  "/skill/completed": "cap-completed",
+  "/skill/failed": "cap-failed",
+  "capability-path-touched": "cap-touched",
 };
 
 /** One table row; an approval's answer shows in the status column. */
