@@ -1,12 +1,13 @@
-import { type FSWatcher, watch } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { basename, dirname, relative } from "node:path";
+import { basename } from "node:path";
 import { LuaCapabilityProvider } from "../lua/lua-provider.js";
 import { LuaRuntime, type LuaRuntimeOptions } from "../lua/lua-runtime.js";
-import type { CapabilityProvider, InvocationContext, RuntimeMode } from "../types.js";
+import type { InvocationContext } from "../types.js";
 import { type GenerationRecord, type GenerationState, wideningOf } from "./generation.js";
 import { publishGenerations, watchGenerationAnswers } from "./generation-board.js";
 import type { LoadedLuaManifest, LuaManifestLoader } from "./lua-manifest-loader.js";
+import type { CapabilityIndexSwitch, GenerationEvent, ReloadStep } from "./reload-events.js";
+import { DebouncedFileWatch } from "./reload-watch.js";
 
 /**
  * Hot reload of one Lua skill by generation swap, seed 004's sequence with every step
@@ -20,64 +21,13 @@ import type { LoadedLuaManifest, LuaManifestLoader } from "./lua-manifest-loader
  * owner's approve or reject through the generation board. Reloads run one at a time.
  */
 
-/** The steps, in order. */
-export const RELOAD_STEPS = [
-  "debounce",
-  "parse_manifest",
-  "validate",
-  "load_state",
-  "bind_api",
-  "health_check",
-  "install_shadow",
-  "switch_index",
-  "drain_old",
-  "publish",
-] as const;
-
-/** One step of the sequence. */
-export type ReloadStep = (typeof RELOAD_STEPS)[number];
-
-/** What the reloader publishes (on the audit log and the event stream, by whoever listens). */
-export type GenerationEvent =
-  | {
-      readonly topic: "/skill/reload/step";
-      readonly skill: string;
-      readonly generation: number;
-      readonly step: ReloadStep;
-      readonly at: number;
-      readonly waitedMs?: number;
-    }
-  | {
-      readonly topic: "/capability/reloaded" | "/skill/reloaded";
-      readonly skill: string;
-      readonly generation: number;
-      readonly previous?: number;
-      readonly capabilities: readonly string[];
-    }
-  | {
-      readonly topic: "/skill/reload_failed";
-      readonly skill: string;
-      readonly generation: number;
-      readonly step: ReloadStep;
-      readonly code: string;
-      readonly detail: string;
-    }
-  | {
-      readonly topic: "/skill/generation/waiting";
-      readonly skill: string;
-      readonly generation: number;
-      readonly widening: readonly string[];
-    };
-
-/** What a switch installs: the provider, and the capabilities and runtimes it is registered to. */
-export interface IndexEntry {
-  readonly provider: CapabilityProvider;
-  readonly capabilities: readonly string[];
-  readonly runtimes: readonly RuntimeMode[];
-}
-
-/** Switches the capability index: `next` replaces `previous` (by provider id) in one assignment. */
-export type CapabilityIndexSwitch = (next: IndexEntry, previous: CapabilityProvider | undefined) => void;
+export {
+  type CapabilityIndexSwitch,
+  type GenerationEvent,
+  type IndexEntry,
+  RELOAD_STEPS,
+  type ReloadStep,
+} from "./reload-events.js";
 
 /** How a reloader is made. */
 export interface LuaSkillReloaderOptions {
@@ -121,9 +71,7 @@ export class LuaSkillReloader {
   readonly #records = new Map<number, GenerationRecord>();
   #next = 1;
   #queue: Promise<unknown> = Promise.resolve();
-  #watchers: FSWatcher[] = [];
-  #timer: NodeJS.Timeout | undefined;
-  #firstChangeAt: number | undefined;
+  readonly #watch: DebouncedFileWatch;
   #stopAnswers: (() => void) | undefined;
   #stopped = false;
   #skill: string;
@@ -133,6 +81,12 @@ export class LuaSkillReloader {
   constructor(options: LuaSkillReloaderOptions) {
     this.#options = options;
     this.#skill = basename(options.manifestPath);
+    this.#watch = new DebouncedFileWatch(options.debounceMs ?? DEFAULT_RELOAD_DEBOUNCE_MS, (waitedMs) => {
+      if (this.#stopped) return;
+      void this.reload(waitedMs).then(() => {
+        if (!this.#stopped) this.#watchFiles();
+      });
+    });
   }
 
   /** Loads the first generation, then watches the files and the owner's answers. */
@@ -390,8 +344,18 @@ export class LuaSkillReloader {
     };
     this.#records.set(number, record);
     const folder = this.#options.boardFolder;
-    if (folder !== undefined)
-      void publishGenerations(folder, this.#skill, this.list()).catch(() => undefined);
+    if (folder === undefined) return;
+    // One write at a time, and only the newest list: the board never ends on an older list,
+    // and a slow disk (each write is flushed) does not queue one write per step.
+    const queued = this.#boardQueued;
+    this.#boardQueued = this.list();
+    if (queued !== undefined) return;
+    const skill = this.#skill;
+    this.#boardWrites = this.#boardWrites.then(async () => {
+      const records = this.#boardQueued;
+      this.#boardQueued = undefined;
+      if (records !== undefined) await publishGenerations(folder, skill, records).catch(() => undefined);
+    });
   }
 
   #publish(event: GenerationEvent): void {
@@ -402,48 +366,14 @@ export class LuaSkillReloader {
     }
   }
 
-  /** Watches the folders of the manifest, script and schema files (editors replace files by rename). */
   #watchFiles(): void {
-    for (const watcher of this.#watchers) watcher.close();
-    this.#watchers = [];
-    const files = this.#active?.manifest.watchedFiles ?? [this.#options.manifestPath];
-    const byFolder = new Map<string, Set<string>>();
-    for (const file of files) {
-      const names = byFolder.get(dirname(file)) ?? new Set<string>();
-      names.add(basename(file));
-      byFolder.set(dirname(file), names);
-    }
-    for (const [folder, names] of byFolder) {
-      try {
-        const watcher = watch(folder, (_event, name) => {
-          if (name === null || names.has(relative(".", name.toString()))) this.#changed();
-        });
-        this.#watchers.push(watcher);
-      } catch {
-        // A folder that vanished is watched again after the next reload.
-      }
-    }
-  }
-
-  #changed(): void {
-    if (this.#stopped) return;
-    this.#firstChangeAt ??= Date.now();
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      const waited = Date.now() - (this.#firstChangeAt ?? Date.now());
-      this.#firstChangeAt = undefined;
-      void this.reload(waited).then(() => {
-        if (!this.#stopped) this.#watchFiles();
-      });
-    }, this.#options.debounceMs ?? DEFAULT_RELOAD_DEBOUNCE_MS);
+    this.#watch.watch(this.#active?.manifest.watchedFiles ?? [this.#options.manifestPath]);
   }
 
   /** Stops watching, waits for draining generations, closes every state. */
   async stop(): Promise<void> {
     this.#stopped = true;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    for (const watcher of this.#watchers) watcher.close();
+    this.#watch.close();
     this.#stopAnswers?.();
     await this.#queue;
     await Promise.all(this.#retiring);

@@ -1,12 +1,4 @@
-import {
-  LUA_REGISTRYINDEX,
-  type LuaEngine,
-  LuaEventMasks,
-  LuaFactory,
-  LuaReturn,
-  LuaType,
-  type LuaWasm,
-} from "wasmoon";
+import { LUA_REGISTRYINDEX, type LuaEngine, LuaEventMasks, LuaReturn, LuaType, type LuaWasm } from "wasmoon";
 import type { JsonValue } from "../../core/safe-json.js";
 import type { CapabilityProvider, InvocationContext } from "../types.js";
 import { HostApiRefusal, LuaSkillError } from "./lua-errors.js";
@@ -19,6 +11,15 @@ import {
   type LuaLogSink,
 } from "./lua-host-api.js";
 import { HOST_REQUEST_TAG, LUA_PRELUDE } from "./lua-prelude.js";
+import {
+  type CallBudget,
+  DeadlinePassed,
+  factory,
+  firstLine,
+  loadContext,
+  openLibraries,
+  withinDeadline,
+} from "./lua-state.js";
 import { type LuaMarkers, LuaValueError, pushLuaValue, readLuaString, readLuaValue } from "./lua-values.js";
 
 /**
@@ -42,32 +43,6 @@ export const DEFAULT_LUA_INSTRUCTION_LIMIT = 1_000_000_000;
 export const DEFAULT_LUA_MEMORY_LIMIT = 32 * 1024 * 1024;
 /** Instructions between two hook calls. */
 const HOOK_INTERVAL = 1000;
-/**
- * The libraries a skill gets, opened here rather than by wasmoon's `loadLibrary`, which opens
- * the string library a second time for `utf8` (and so a second string metatable).
- */
-function openLibraries(lua: LuaWasm, L: number): void {
-  const libraries: [string, (state: number) => number][] = [
-    ["_G", (state) => lua.luaopen_base(state)],
-    ["coroutine", (state) => lua.luaopen_coroutine(state)],
-    ["table", (state) => lua.luaopen_table(state)],
-    ["string", (state) => lua.luaopen_string(state)],
-    ["math", (state) => lua.luaopen_math(state)],
-    ["utf8", (state) => lua.luaopen_utf8(state)],
-  ];
-  for (const [name, open] of libraries) {
-    open(L);
-    lua.lua_setglobal(L, name);
-  }
-}
-
-let sharedFactory: LuaFactory | undefined;
-
-/** The process's one wasmoon module; engines made from it share the WebAssembly instance. */
-function factory(): LuaFactory {
-  sharedFactory ??= new LuaFactory();
-  return sharedFactory;
-}
 
 /** How a runtime is made. */
 export interface LuaRuntimeOptions {
@@ -93,15 +68,6 @@ export interface LuaCallOptions {
   readonly allowedCapabilities: readonly string[];
   /** The provider the call serves, for nested calls' caller. */
   readonly provider?: CapabilityProvider;
-}
-
-interface CallBudget {
-  deadline: number;
-  /** The pipeline's stop (its timeout, the caller's cancel): ends the call like its deadline. */
-  signal?: AbortSignal;
-  instructionsLeft: number;
-  ended?: "cpu" | "deadline";
-  refusal?: HostApiRefusal;
 }
 
 /** A Lua state with the restricted host API. */
@@ -397,39 +363,4 @@ export class LuaRuntime {
     this.#engine.global.close();
     this.#lua.module.removeFunction(this.#hook);
   }
-}
-
-class DeadlinePassed extends Error {}
-
-function withinDeadline<Value>(promise: Promise<Value>, budget: CallBudget): Promise<Value> {
-  const left = budget.deadline - Date.now();
-  if (left <= 0 || budget.signal?.aborted === true) return Promise.reject(new DeadlinePassed());
-  let timer: NodeJS.Timeout | undefined;
-  let onAbort: (() => void) | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new DeadlinePassed()), left);
-    onAbort = () => reject(new DeadlinePassed());
-    budget.signal?.addEventListener("abort", onAbort, { once: true });
-  });
-  return Promise.race([promise, deadline]).finally(() => {
-    clearTimeout(timer);
-    if (onAbort !== undefined) budget.signal?.removeEventListener("abort", onAbort);
-  });
-}
-
-function firstLine(message: string): string {
-  return message.split("\n")[0] ?? message;
-}
-
-/** The context of the script's top level, which serves no call: it may log, never touch files. */
-function loadContext(skill: string): InvocationContext {
-  return {
-    requestId: `load:${skill}`,
-    traceId: "",
-    agentId: "",
-    runtimeMode: "normal",
-    signal: new AbortController().signal,
-    permissions: { fsRead: [], fsWrite: [], network: false, shell: false, env: [], adapterCapabilities: [] },
-    touched: () => undefined,
-  };
 }
