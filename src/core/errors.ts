@@ -78,6 +78,17 @@ export type ErrorCode =
   | "port_in_use"
   | "port_not_permitted"
   | "host_not_bindable"
+  // Lua skills and their generations, see docs/capabilities.md ("Lua skills", "Hot reload").
+  | "lua_cpu_limit"
+  | "lua_memory_limit"
+  | "lua_error"
+  | "lua_load_failed"
+  | "lua_output_invalid"
+  | "lua_state_closed"
+  | "lua_host_refused"
+  | "capability_not_allowed"
+  | "generation_not_found"
+  | "generation_not_waiting"
   // The capability plane's invocation pipeline, see docs/capabilities.md.
   | "capability_unknown"
   | "capability_not_in_runtime"

@@ -33,6 +33,10 @@ const COMMAND_MODULES: ReadonlyArray<{ names: readonly string[]; load: () => Pro
   { names: ["mcp"], load: async () => (await import("./commands/mcp.js")).registerMcp },
   { names: ["serve"], load: async () => (await import("./commands/serve.js")).registerServe },
   {
+    names: ["generations"],
+    load: async () => (await import("./commands/generations.js")).registerGenerations,
+  },
+  {
     names: ["approvals", "approve", "decline"],
     load: async () => (await import("./commands/approvals.js")).registerApprovals,
   },

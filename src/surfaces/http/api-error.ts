@@ -33,6 +33,8 @@ const OTHER_STATUS: Readonly<Record<string, ContentfulStatusCode>> = {
   approval_already_answered: 409,
   approval_settled: 409,
   approval_queue_full: 429,
+  generation_not_found: 404,
+  generation_not_waiting: 409,
 };
 
 /** The HTTP status an error answers with. */
