@@ -11,7 +11,8 @@
  * needs redis-server) or `--only ui` (the web UI's first load in Chromium) runs one of
  * them (`--scale-total` and `--scale-rounds` size the scale run; `--http-rounds` and
  * `--http-seconds` the `/api/skills` run; `--mounts-rounds`, `--workspace-rounds` and
- * `--environment-rounds` the issue 13 runs; `--ui-rounds` the web UI run).
+ * `--environment-rounds` the issue 13 runs; `--ui-rounds` the web UI run; `--only capabilities` the
+ * capability pipeline's overhead, `--capability-rounds` its sandbox rounds).
  * BENCH_DIST points at another build (e.g. a temp outDir). `--json FILE` also writes the
  * raw measurements. Targets are reported as PASS/MISS; the exit code is 0 either way,
  * and 1 only when the benchmark itself fails (e.g. a contestant found the wrong count).
@@ -52,6 +53,7 @@ const { values } = parseArgs({
     "http-seconds": { type: "string", default: "5" },
     "ui-rounds": { type: "string", default: "9" },
     "queue-rounds": { type: "string", default: "30" },
+    "capability-rounds": { type: "string", default: "30" },
     only: { type: "string" },
     json: { type: "string" },
   },
@@ -88,10 +90,11 @@ if (
     "queue-redis",
     "queue-local",
     "ui",
+    "capabilities",
   ].includes(only)
 ) {
   console.error(
-    `--only takes discovery, startup, scale, runners, mcp, http-api, sandbox, mounts, workspace, environments, node-sync, node-run, queue-redis, queue-local or ui, got ${only}`,
+    `--only takes discovery, startup, scale, runners, mcp, http-api, sandbox, mounts, workspace, environments, node-sync, node-run, queue-redis, queue-local, capabilities or ui, got ${only}`,
   );
   process.exit(2);
 }
@@ -154,9 +157,17 @@ try {
   console.log(`# skillgate benchmarks\n\nmachine: ${machine}\npackage: ${distFolder()}`);
   const late =
     only === undefined ||
-    ["sandbox", "mounts", "workspace", "environments", "node-sync", "node-run", "queue-redis", "queue-local"].includes(
-      only,
-    );
+    [
+      "sandbox",
+      "mounts",
+      "workspace",
+      "environments",
+      "node-sync",
+      "node-run",
+      "queue-redis",
+      "queue-local",
+      "capabilities",
+    ].includes(only);
   console.log(`load average (1/5/15 min): ${loadBefore} before${late ? "" : `, ${load()} after`}\n`);
   if (discovery !== undefined) {
     console.log(formatDiscoveryResults(discovery));
@@ -241,6 +252,12 @@ try {
     const queueLocal = await runQueueLocalBenchmark({ rounds: Number(values["queue-rounds"]), log });
     raw.queueLocal = { rounds: queueLocal.rounds, medians: queueLocal.medians, min: queueLocal.min };
     console.log(`\n${formatQueueLocalResults(queueLocal)}`);
+  }
+  if (only === undefined || only === "capabilities") {
+    const { runCapabilitiesBenchmark, formatCapabilitiesResults } = await import("./capabilities.mjs");
+    const capabilities = await runCapabilitiesBenchmark({ rounds: Number(values["capability-rounds"]), log });
+    raw.capabilities = capabilities;
+    console.log(`\n${formatCapabilitiesResults(capabilities)}`);
   }
   // The header's "after" is read before the sandbox, mounts, workspace and environment runs print.
   if (late) console.log(`\nload average (1/5/15 min) after the last benchmark: ${load()}`);

@@ -48,6 +48,19 @@ export async function bootstrapSkillgate(options: SkillgateOptions = {}): Promis
     skillgate.close();
     throw error;
   }
+  // The capability registry, unless the caller brought its own index: a provider that cannot
+  // be built is logged and left out; a failure here never stops the app from starting.
+  if (options.capabilityIndex === undefined) {
+    try {
+      const load = await skillgate.loadCapabilities();
+      for (const failure of load.failures)
+        options.logger?.warn("capability provider not built", { id: failure.id, reason: failure.message });
+    } catch (error) {
+      options.logger?.warn("capabilities not loaded", {
+        error: error instanceof Error ? error.name : "Error",
+      });
+    }
+  }
   return skillgate;
 }
 

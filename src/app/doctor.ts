@@ -1,9 +1,15 @@
+import {
+  type CapabilityDoctorSection,
+  capabilityDoctorProblems,
+  capabilityDoctorSection,
+} from "../capabilities/doctor-problems.js";
 import { type DoctorProblem, type DoctorReport, runDoctor } from "../catalog/doctor.js";
 import { isSkillgateError } from "../core/errors.js";
 import type { ExtensionProblem } from "../extensions/load.js";
 import { type SandboxHealth, sandboxHealth } from "../runners/sandbox/health.js";
 import { type InterpreterHealth, interpreterHealth } from "../runners/sandbox/interpreter-health.js";
 import { bootstrapCatalog } from "./bootstrap.js";
+import { inspectSetupCapabilities } from "./capability-setup.js";
 import {
   type CatalogSetup,
   type CatalogSetupOptions,
@@ -16,6 +22,8 @@ export interface SkillgateDoctorReport extends DoctorReport {
   readonly sandbox: SandboxHealth;
   /** The interpreter each language runs with and what the sandbox binds for it (docs/running-scripts.md, "Interpreters"). */
   readonly interpreters: readonly InterpreterHealth[];
+  /** Capability decisions by status and the manifest folders read (docs/capabilities.md); absent with a broken configuration. */
+  readonly capabilities?: CapabilityDoctorSection;
 }
 
 /**
@@ -45,8 +53,14 @@ export async function runSkillgateDoctor(options: CatalogSetupOptions): Promise<
       : {}),
     protectedFolders: [catalogReport.dataFolder],
   });
-  const withInterpreters = withInterpreterProblems(catalogReport, interpreters);
-  if (sandbox.ok) return { ...withInterpreters, sandbox, interpreters };
+  const withCapabilities = withCapabilityProblems(
+    withInterpreterProblems(catalogReport, interpreters),
+    setup,
+    options.projectExtensions,
+  );
+  const { capabilities, report: withInterpreters } = withCapabilities;
+  const extra = capabilities !== undefined ? { capabilities } : {};
+  if (sandbox.ok) return { ...withInterpreters, sandbox, interpreters, ...extra };
   const problem: DoctorProblem = {
     severity: "error",
     code: "sandbox_unavailable",
@@ -62,6 +76,28 @@ export async function runSkillgateDoctor(options: CatalogSetupOptions): Promise<
     problems: [...withInterpreters.problems, problem],
     sandbox,
     interpreters,
+    ...extra,
+  };
+}
+
+/** The report with the capability plane's problems, and its section (none without a catalog). */
+function withCapabilityProblems(
+  report: DoctorReport,
+  setup: CatalogSetup | undefined,
+  projectExtensions: boolean | undefined,
+): { report: DoctorReport; capabilities: CapabilityDoctorSection | undefined } {
+  if (setup === undefined) return { report, capabilities: undefined };
+  const inspection = inspectSetupCapabilities(setup, {
+    ...(projectExtensions !== undefined ? { projectExtensions } : {}),
+  });
+  const problems = capabilityDoctorProblems(inspection);
+  return {
+    report: {
+      ...report,
+      ok: report.ok && !problems.some((item) => item.severity === "error"),
+      problems: [...report.problems, ...problems],
+    },
+    capabilities: capabilityDoctorSection(inspection),
   };
 }
 

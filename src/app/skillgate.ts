@@ -1,3 +1,7 @@
+import { CapabilityEvents } from "../capabilities/events.js";
+import { CapabilityPipeline } from "../capabilities/pipeline/invoke.js";
+import { CapabilityRegistry, type ProviderFactory } from "../capabilities/registry.js";
+import type { CapabilityIndex } from "../capabilities/types.js";
 import type { Catalog } from "../catalog/catalog.js";
 import type { SkillgateConfig } from "../config/config.js";
 import { type Clock, systemClock } from "../core/clock.js";
@@ -35,6 +39,7 @@ import { registryHooks } from "../tools/extension-hooks.js";
 import { type NodeDirectory, storeTools } from "../tools/store-tools.js";
 import { createTurn, type Turn, type TurnOptions } from "../tools/turn.js";
 import { Authoring } from "./authoring.js";
+import { type CapabilityLoad, loadCapabilityPlane } from "./capability-plane.js";
 import { type CatalogSetupOptions, createCatalogSetup } from "./catalog-setup.js";
 import { scopedApprover, scopedRunner } from "./run-call-scope.js";
 
@@ -71,6 +76,13 @@ export interface SkillgateOptions extends CatalogSetupOptions {
    * surfaces call `bootstrapSkillgate` (app/bootstrap.ts), which does both.
    */
   readonly extensions?: Registry;
+  /**
+   * The registered capability providers (docs/capabilities.md), or what gives the index in
+   * force now (switched whole on a reload). Default: an empty index, and no `invoke_capability`.
+   */
+  readonly capabilityIndex?: CapabilityIndex | (() => CapabilityIndex);
+  /** Provider factories besides the script and sampling entries' (the Lua runtime's), for {@link Skillgate.loadCapabilities}. */
+  readonly capabilityFactories?: readonly ProviderFactory[];
 }
 
 /** skillgate assembled: the catalog, the store, the chat log, the broker, and turns over them. */
@@ -103,6 +115,24 @@ export interface Skillgate {
    * the options replaced it) and the configured backend's client, opened on first use.
    */
   readonly queue: { readonly runner: QueueRunner | undefined; client(): Promise<QueueClient> };
+  /**
+   * The one invocation pipeline every door (turn tool, MCP, AI SDK, CLI, Lua) takes to a
+   * capability; its events go on the audit log and to {@link capabilityEvents}.
+   */
+  readonly capabilities: CapabilityPipeline;
+  /**
+   * The capability plane's events as they happen (`/skill/discovered`,
+   * `/skill/registration/decided`, `/skill/invoked`, `/skill/completed`, `/skill/failed`, the
+   * reload events), for a server's `/api/events`.
+   */
+  readonly capabilityEvents: CapabilityEvents;
+  /** The registered providers; switched whole by {@link loadCapabilities} (and a Lua reload). */
+  readonly capabilityRegistry: CapabilityRegistry;
+  /**
+   * Discovers and decides the capabilities, builds their providers and switches the registry
+   * (app/capability-plane.ts). The bootstrap calls it once; call it again after a change.
+   */
+  loadCapabilities(): Promise<CapabilityLoad>;
   /** Closes the chat database and the audit file, and stops the sandbox kept ahead for the next run. */
   close(): void;
 }
@@ -257,6 +287,22 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
   const authoring = new Authoring({ config: () => catalog.config.notifications, logger });
   const authored = (notice: OwnerNotice): void => void authoring.report(notice);
   const packages = packageEnvironmentsOf(data, () => catalog.config, snapshots, auditRefusal);
+  const capabilityEvents = new CapabilityEvents(() => new Date(clock.now()));
+  const capabilityRegistry = new CapabilityRegistry();
+  const capabilities = new CapabilityPipeline({
+    index: options.capabilityIndex ?? capabilityRegistry,
+    ...(audit !== undefined ? { audit } : {}),
+    events: capabilityEvents,
+    config: () => catalog.config.capabilities,
+    // Paths inside any searched skill folder, the store or skillgate's own folders are skill paths.
+    skillFolders: () => [
+      ...catalog.folderSources().map((source) => source.folder),
+      storeFolder,
+      catalog.folders.config,
+      catalog.folders.data,
+    ],
+    now: () => clock.now(),
+  });
   const chatEnvironment = {
     chatLog: openChatLog,
     reviews: () => {
@@ -272,6 +318,17 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
     broker,
     runner: auditedRunner,
     packages,
+    capabilities,
+    capabilityEvents,
+    capabilityRegistry,
+    loadCapabilities: () =>
+      loadCapabilityPlane({
+        setup: { catalog, extensions, storeFolder },
+        registry: capabilityRegistry,
+        runner: auditedRunner,
+        events: capabilityEvents,
+        ...(options.capabilityFactories !== undefined ? { factories: options.capabilityFactories } : {}),
+      }),
     openStore,
     chatLog: openChatLog,
     createTurn: (turnOptions) => {
@@ -281,6 +338,7 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
           broker,
           runner: auditedRunner,
           packages,
+          capabilities,
           runLimits: options.runLimits ?? configuredLimits(catalog.config),
           onArgumentRepair: (call) => reportArgumentRepairs(call, logger),
           extraTools: () => [

@@ -41,7 +41,14 @@ export type RegistrationReason =
   | "shadowed_by_precedence"
   | "health_check_failed"
   | "lua_load_failed"
-  | "no_manifest";
+  | "no_manifest"
+  // skillgate's own, added with the descriptors (docs/capabilities.md, "Descriptors and decisions").
+  | "disabled_by_config"
+  | "skill_not_found"
+  | "skill_not_registered"
+  | "invalid_capability_name"
+  | "no_capabilities"
+  | "provider_failed";
 
 /** Which runtimes may use a skill. */
 export interface RuntimeGate {
@@ -98,7 +105,30 @@ export interface SkillDescriptor {
   /** SHA-256 hex of the manifest bytes (or the SKILL.md's content hash). */
   readonly manifestDigest: string;
   readonly metadata: { readonly [key: string]: JsonValue };
+  /** Whose manifest it is: the owner's (`<config>`), a project's (with the opt-in), or none (a bare SKILL.md). */
+  readonly scope?: DescriptorScope;
+  /** The canonical path of the manifest file, for manifests. */
+  readonly manifestPath?: string;
+  /** How a call runs: a script of the skill, the client's model (sampling), or a Lua function. */
+  readonly entry?: DescriptorEntry;
+  /** The skill folder (canonical) a workflow skill's scripts live in. */
+  readonly skillDirectory?: string;
 }
+
+/** Where a descriptor's manifest lives; also the source precedence of the router (config first). */
+export type DescriptorScope = "config" | "project" | "catalog";
+
+/**
+ * How a provider runs a call. `script`: `script` is a path inside the skill folder, run
+ * through the runner router with the validated payload as its arguments. `sampling`: the
+ * skill's body and the payload go to the calling client's model (the seed's `codex_skill`
+ * reads as this). `lua`: `script` is the canonical Lua file, `entry` and `healthCheck` its
+ * function names.
+ */
+export type DescriptorEntry =
+  | { readonly type: "script"; readonly script: string }
+  | { readonly type: "sampling" }
+  | { readonly type: "lua"; readonly script: string; readonly entry: string; readonly healthCheck?: string };
 
 /** One descriptor's decision, with every reason that applied (the first decides). */
 export interface RegistrationDecision {
@@ -122,7 +152,25 @@ export interface InvocationContext {
   readonly permissions: CapabilityPermissions;
   /** Records a workspace path the call read or wrote, for the audit (seed 004, "Audit" row). */
   touched(path: string, access: "read" | "write"): void;
+  /** The caller's workspace (absolute), what `workspace` in the permissions' roots means for this call. */
+  readonly workspace?: string;
+  /** The chat or job the call is filed under, for what a provider's run adds to the audit trail. */
+  readonly scope?: { readonly kind: "chat" | "job"; readonly id: string };
+  /** MCP sampling with the calling client's model, present only when that client supports it. */
+  readonly sample?: Sampler;
+  /** A person is there to answer (passed on to nested calls a Lua skill makes). */
+  readonly interactive?: boolean;
+  /** The id of the provider serving this call (a nested call's caller). */
+  readonly provider?: string;
 }
+
+/** Asks the calling client's model through MCP sampling (`sampling/createMessage`); answers its text. */
+export type Sampler = (request: {
+  readonly system: string;
+  readonly prompt: string;
+  readonly maxTokens: number;
+  readonly signal: AbortSignal;
+}) => Promise<string>;
 
 /** A registered provider of one or more capabilities. */
 export interface CapabilityProvider {
@@ -144,3 +192,10 @@ export interface CapabilityIndex {
   /** Moves when the index is switched (a reload, a new decision). */
   readonly revision: number;
 }
+
+/** An index with nothing registered: the default until capabilities are discovered. */
+export const EMPTY_CAPABILITY_INDEX: CapabilityIndex = {
+  providersOf: () => [],
+  capabilities: () => [],
+  revision: 0,
+};

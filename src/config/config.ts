@@ -6,6 +6,11 @@ import { InvalidConfigError } from "../core/errors.js";
 import { rereadIfChanged, type StampedRead } from "../core/file-stamps.js";
 import { DEFAULT_INDEX_BUDGET, MAX_YAML_ALIAS_COUNT } from "../core/limits.js";
 import { isPlainObject } from "../core/safe-json.js";
+import {
+  type CapabilitiesConfig,
+  DEFAULT_CAPABILITIES_CONFIG,
+  readCapabilitiesConfig,
+} from "./capabilities-config.js";
 import { DEFAULT_DISCOVERY_CONFIG, type DiscoveryConfig, readDiscoveryConfig } from "./discovery-config.js";
 import {
   DEFAULT_EXTENSIONS_CONFIG,
@@ -60,6 +65,8 @@ export interface SkillgateConfig {
   readonly nodes: NodesConfig;
   /** The worker pool for `skillgate.execution: queue` (docs/queue.md). */
   readonly queue: QueueConfig;
+  /** The owner's capability policy, provider and capability switches and priorities (docs/capabilities.md). */
+  readonly capabilities: CapabilitiesConfig;
 }
 
 /** The configuration used when there is no file. */
@@ -74,6 +81,7 @@ export const DEFAULT_CONFIG: SkillgateConfig = {
   notifications: DEFAULT_NOTIFICATIONS_CONFIG,
   nodes: DEFAULT_NODES_CONFIG,
   queue: DEFAULT_QUEUE_CONFIG,
+  capabilities: DEFAULT_CAPABILITIES_CONFIG,
 };
 
 /**
@@ -124,6 +132,7 @@ export function parseConfig(text: string, file: string): SkillgateConfig {
   const notifications = readNotificationsConfig(section(value, "notifications", problems), problems);
   const nodes = readNodesConfig(section(value, "nodes", problems), problems);
   const queue = readQueueConfig(section(value, "queue", problems), problems);
+  const capabilities = readCapabilitiesConfig(section(value, "capabilities", problems), problems);
   for (const key of Object.keys(value)) {
     if (
       ![
@@ -137,6 +146,7 @@ export function parseConfig(text: string, file: string): SkillgateConfig {
         "notifications",
         "nodes",
         "queue",
+        "capabilities",
       ].includes(key)
     )
       problems.push(`unknown key "${key}"`);
@@ -158,6 +168,7 @@ export function parseConfig(text: string, file: string): SkillgateConfig {
     notifications,
     nodes,
     queue,
+    capabilities,
   };
   for (const key of Object.keys(skills)) {
     if (!["disabled", "hidden", "user_folders", "project_folders", "packages"].includes(key)) {

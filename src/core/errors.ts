@@ -121,7 +121,43 @@ export type ErrorCode =
   | "agent_files_invalid"
   // The node agent (skillgate node-agent), see docs/nodes.md.
   | "node_not_enrolled"
-  | "node_name_mismatch";
+  | "node_name_mismatch"
+  // Lua skills and their generations, see docs/capabilities.md ("Lua skills", "Hot reload").
+  | "lua_cpu_limit"
+  | "lua_memory_limit"
+  | "lua_error"
+  | "lua_load_failed"
+  | "lua_output_invalid"
+  | "lua_state_closed"
+  | "lua_host_refused"
+  | "capability_not_allowed"
+  | "generation_not_found"
+  | "generation_not_waiting"
+  // The capability plane's invocation pipeline, see docs/capabilities.md.
+  | "capability_unknown"
+  | "capability_not_in_runtime"
+  | "caller_not_permitted"
+  | "provider_unknown"
+  | "payload_not_object"
+  | "payload_too_large"
+  | "payload_too_deep"
+  | "payload_too_many_keys"
+  | "payload_prototype_key"
+  | "payload_skill_path"
+  | "payload_command_template"
+  | "payload_env"
+  | "payload_shell"
+  | "payload_host_path"
+  | "payload_mode_override"
+  | "capability_missing_schema"
+  | "input_invalid"
+  | "output_invalid"
+  | "capability_busy"
+  | "capability_timeout"
+  | "capability_interrupted"
+  | "capability_failed"
+  | "sampling_unavailable"
+  | "prompt_too_large";
 
 /**
  * The mark every {@link SkillgateError} carries, under a registry symbol so it is the same key

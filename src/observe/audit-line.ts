@@ -34,7 +34,28 @@ export const AUDIT_FIELDS = [
   "argv",
   "worker",
   "caller",
+  "traceId",
+  "agentId",
+  "capability",
+  "provider",
+  "skillId",
+  "skillKind",
+  "runtimeGate",
+  "generation",
+  "manifestDigest",
+  "inputBytes",
+  "outputBytes",
+  "access",
 ] as const satisfies readonly (keyof AuditEvent)[];
+
+/** The fields written as whole numbers. */
+const NUMBER_FIELDS: ReadonlySet<string> = new Set([
+  "latencyMs",
+  "port",
+  "generation",
+  "inputBytes",
+  "outputBytes",
+]);
 
 /** The longest text field written, in UTF-16 units; longer values are cut (ids and names are short). */
 export const MAX_AUDIT_FIELD_CHARS = 256;
@@ -55,7 +76,7 @@ export function serialiseAuditEvent(event: AuditEvent): string {
         kind: typeof scope.kind === "string" ? clip(scope.kind) : "",
         id: typeof scope.id === "string" ? clip(scope.id) : "",
       };
-    } else if (field === "latencyMs" || field === "port") {
+    } else if (NUMBER_FIELDS.has(field)) {
       if (typeof value === "number" && Number.isFinite(value)) line[field] = Math.round(value);
     } else if (field === "argv") {
       if (Array.isArray(value))
@@ -110,7 +131,7 @@ function parseEvent(line: string): AuditEvent | undefined {
     const value = raw[field];
     if (value === undefined) continue;
     if (field === "scope") event.scope = { kind: scope.kind, id: scope.id };
-    else if (field === "latencyMs" || field === "port") {
+    else if (NUMBER_FIELDS.has(field)) {
       if (typeof value === "number") event[field] = value;
     } else if (field === "argv") {
       if (Array.isArray(value) && value.every((item) => typeof item === "string")) event.argv = value;

@@ -21,7 +21,15 @@ export type AuditEventType =
   /** A run was sent to a named server (or refused for one): which node, and how it ended. */
   | "node-run"
   /** A script sent to the worker pool ended: its status and the worker that answered (see docs/queue.md). */
-  | "queue-run-finished";
+  | "queue-run-finished"
+  /** A capability invocation started through the pipeline (docs/capabilities.md, "Observability"). */
+  | "/skill/invoked"
+  /** A capability invocation answered with output that passed its schema. */
+  | "/skill/completed"
+  /** A capability invocation was refused, failed, timed out or was interrupted (`errorKind` says which). */
+  | "/skill/failed"
+  /** A capability invocation read or wrote a workspace path through the host API (`path`, `access`). */
+  | "capability-path-touched";
 
 /** How a call ended, as the audit log records it. */
 export type CallStatus =
@@ -81,6 +89,29 @@ export interface AuditEvent {
   readonly worker?: string;
   /** For `queue-run-finished`: `gone` when the caller had gone (a controller restart) before the answer came. */
   readonly caller?: "waiting" | "gone";
+  /** For capability events (`/skill/…`): the trace the invocation belongs to. */
+  readonly traceId?: string;
+  /** For capability events: who called (a chat or job id, a Lua skill's provider id, `cli`). */
+  readonly agentId?: string;
+  /** For capability events: the capability invoked, such as `workflow.code_review`. */
+  readonly capability?: string;
+  /** For capability events: the provider the router chose (its descriptor id). */
+  readonly provider?: string;
+  /** For capability events: the skill behind the provider (its descriptor name or id). */
+  readonly skillId?: string;
+  /** For capability events: `workflow_skill`, `runtime_worker` or `lua_skill`. */
+  readonly skillKind?: string;
+  /** For capability events: the provider's allowed runtime modes, comma-separated. */
+  readonly runtimeGate?: string;
+  /** For capability events: the provider generation that served the call. */
+  readonly generation?: number;
+  /** For capability events: the first 16 hex of the provider's manifest digest. */
+  readonly manifestDigest?: string;
+  /** For capability events: bytes of JSON in and out. */
+  readonly inputBytes?: number;
+  readonly outputBytes?: number;
+  /** For `capability-path-touched`: how the path was used. */
+  readonly access?: "read" | "write";
 }
 
 /** The most argv items an audit line keeps. */

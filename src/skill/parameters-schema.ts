@@ -68,7 +68,7 @@ function readDeclared(raw: unknown): { schema: ParametersSchema; problem?: strin
 }
 
 /** True when objects and arrays in `value` nest deeper than `limit`; iterative, so any depth is safe to ask about. */
-function nestedDeeperThan(value: unknown, limit: number): boolean {
+export function nestedDeeperThan(value: unknown, limit: number): boolean {
   const pending: Array<{ value: unknown; depth: number }> = [{ value, depth: 1 }];
   for (let item = pending.pop(); item !== undefined; item = pending.pop()) {
     if (typeof item.value !== "object" || item.value === null) continue;

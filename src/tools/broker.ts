@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type Clock, systemClock } from "../core/clock.js";
 import type { AuditEvent, AuditSink, CallStatus } from "../observe/events.js";
+import { traceToolCall } from "../observe/telemetry.js";
 import { ApprovalBook } from "../policy/approvals.js";
 import { PolicyTable } from "../policy/decide.js";
 import { type GrantScope, type GrantStore, MemoryGrantStore } from "../policy/grants.js";
@@ -93,14 +94,26 @@ export class Broker {
     return this.#policy();
   }
 
-  /** Calls `tool` with the model's raw input in `scope`: the stages in order, then the finished event. */
-  async call(
+  /**
+   * Calls `tool` with the model's raw input in `scope`: the stages in order, then the finished
+   * event, inside one OpenTelemetry `execute_tool` span (a no-op unless an SDK is registered).
+   */
+  call(scope: CallScope, tool: AnyTool, raw: unknown, options: CallOptions = {}): Promise<ToolCallResult> {
+    const requestId = randomUUID();
+    return traceToolCall(
+      { name: tool.name, callId: requestId, attributes: skillSpanAttributes(tool.name, raw) },
+      () => this.#call(requestId, scope, tool, raw, options),
+      (result) => ({ status: result.status }),
+    );
+  }
+
+  async #call(
+    requestId: string,
     scope: CallScope,
     tool: AnyTool,
     raw: unknown,
-    options: CallOptions = {},
+    options: CallOptions,
   ): Promise<ToolCallResult> {
-    const requestId = randomUUID();
     const started = this.#clock.now();
     const context = this.#context(requestId, scope, tool);
     let state = initialState(requestId, scope, tool, raw, options);
@@ -168,6 +181,23 @@ export class Broker {
       // The audit sink reports its own failures; a call is never stopped by one.
     }
   }
+}
+
+/**
+ * The agent-skill attributes of the spans of loading a skill and reading a skill resource
+ * (the GenAI conventions' specialised `execute_tool` spans): the skill's name and the
+ * resource's path as the model named them, cut to 256 characters.
+ */
+function skillSpanAttributes(tool: string, raw: unknown): Record<string, string> {
+  if ((tool !== "load_skill" && tool !== "read_skill_resource") || typeof raw !== "object" || raw === null)
+    return {};
+  const input = raw as { skill?: unknown; path?: unknown };
+  return {
+    ...(typeof input.skill === "string" ? { "gen_ai.skill.name": input.skill.slice(0, 256) } : {}),
+    ...(tool === "read_skill_resource" && typeof input.path === "string"
+      ? { "gen_ai.skill.resource.name": input.path.slice(0, 256) }
+      : {}),
+  };
 }
 
 function skillFields(subject: CallSubject): Partial<AuditEvent> {

@@ -1,3 +1,4 @@
+import type { Sampler } from "../capabilities/types.js";
 import type { JsonValue } from "../core/safe-json.js";
 import type { CallStatus } from "../observe/events.js";
 import type { ToolTier } from "../policy/tiers.js";
@@ -82,6 +83,8 @@ export interface ToolDefinition<Input = Record<string, JsonValue>> {
    * or it would refuse what skillgate can repair. Absent: `inputSchema`.
    */
   readonly acceptedSchema?: JsonSchema;
+  /** The JSON Schema of the tool's structured answer, when it has one (a capability's own tool over MCP). */
+  readonly outputSchema?: JsonSchema;
   prepare(raw: unknown): PreparedCall<Input> | Promise<PreparedCall<Input>>;
   execute(input: Input, context: ExecuteContext): Promise<ToolOutput>;
 }
@@ -95,6 +98,8 @@ export interface ExecuteContext {
   /** The chat or job the call is made in. */
   readonly scope?: { readonly kind: "chat" | "job"; readonly id: string };
   readonly signal?: AbortSignal;
+  /** MCP sampling with the calling client, when the surface has one (a capability's `sampling` entry). */
+  readonly sample?: Sampler;
 }
 
 /**

@@ -1,4 +1,6 @@
 import { isAbsolute, resolve } from "node:path";
+import type { CapabilityPipeline } from "../capabilities/pipeline/invoke.js";
+import type { RuntimeMode } from "../capabilities/types.js";
 import type { DiscoveryResult } from "../catalog/discover.js";
 import { InvalidArgumentError } from "../core/errors.js";
 import { DEFAULT_INDEX_BUDGET } from "../core/limits.js";
@@ -9,6 +11,7 @@ import type { PackageEnvironments } from "../runners/environments/package-enviro
 import type { ArgumentRepair } from "./arguments.js";
 import type { Broker, CallOptions, CallScope, ToolCallResult } from "./broker.js";
 import { unknownToolText } from "./call-texts.js";
+import { type CapabilityToolEnvironment, invokeCapabilityTool } from "./capability-tool.js";
 import { extensionTools } from "./extension-tools.js";
 import { runScriptTool } from "./run-script-tool.js";
 import { skillTools, turnIndex } from "./skill-tools.js";
@@ -36,6 +39,12 @@ export interface TurnOptions {
    * or `undefined`.
    */
   readonly workspace?: string | (() => string | undefined);
+  /**
+   * The capability runtime the turn's calls run in (docs/capabilities.md, "Runtime gates").
+   * Default from the mode: `chat` → `normal`, `plan` → `plan`, `job` → `job`; `team` only when
+   * an orchestrating host says so.
+   */
+  readonly runtimeMode?: RuntimeMode;
 }
 
 /** What a turn is built from: the catalog, the broker, a runner and optional extra tools. */
@@ -57,6 +66,8 @@ export interface TurnDependencies {
   readonly extensionTools?: () => readonly ExtensionTool[];
   /** Told about an extension tool left out because its name is taken. */
   readonly onToolClash?: (name: string) => void;
+  /** The capability pipeline: with registered capabilities, the turn offers `invoke_capability`. */
+  readonly capabilities?: CapabilityPipeline;
   /** Fires a lifecycle event at the extensions (`before_turn`, `after_turn`, `stop`). */
   readonly fire?: (
     event: "before_turn" | "after_turn" | "stop",
@@ -80,6 +91,8 @@ export interface Turn {
   readonly view: SkillView;
   /** The skill index block for the system prompt. */
   skillIndex(): string;
+  /** The turn's door to the capability pipeline, when it has one (MCP lists each capability as its own tool over it). */
+  readonly capabilities?: CapabilityToolEnvironment;
   /** Calls a tool by name; unknown names and bad input come back as `HOST:` text. */
   call(name: string, input: unknown, options?: CallOptions): Promise<ToolCallResult>;
   /** Tells extensions a prompt is about to go to the model (`before_turn`). */
@@ -113,6 +126,13 @@ export function createTurn(dependencies: TurnDependencies, options: TurnOptions)
     }),
     ...(dependencies.extraTools?.(view) ?? []),
   ];
+  const capabilities = capabilityEnvironment(dependencies.capabilities, scope, options);
+  // Offered only where something is registered: a turn without capabilities keeps its tool list.
+  if (
+    capabilities !== undefined &&
+    capabilities.pipeline.index().capabilities(capabilities.caller().runtimeMode).length > 0
+  )
+    tools.push(invokeCapabilityTool(capabilities));
   tools.push(
     ...extensionTools(
       dependencies.extensionTools?.() ?? [],
@@ -131,6 +151,7 @@ export function createTurn(dependencies: TurnDependencies, options: TurnOptions)
     scope,
     tools,
     view,
+    ...(capabilities !== undefined ? { capabilities } : {}),
     skillIndex: () => turnIndex({ view }, options.indexBudget ?? DEFAULT_INDEX_BUDGET),
     call: async (name, input, callOptions = {}) => {
       const tool = byName.get(name);
@@ -147,11 +168,38 @@ export function createTurn(dependencies: TurnDependencies, options: TurnOptions)
       return dependencies.broker.call(scope, tool, input, {
         ...(signal !== undefined ? { signal } : {}),
         ...(callOptions.caller !== undefined ? { caller: callOptions.caller } : {}),
+        ...(callOptions.sample !== undefined ? { sample: callOptions.sample } : {}),
       });
     },
     begin: (prompt) => fire("before_turn", prompt !== undefined ? { prompt } : {}),
     end: (text) => fire("after_turn", text !== undefined ? { text } : {}),
     stop: (reason) => fire("stop", reason !== undefined ? { reason } : {}),
+  };
+}
+
+/** The turn's caller of the capability pipeline: its scope, runtime mode and workspace. */
+function capabilityEnvironment(
+  pipeline: CapabilityPipeline | undefined,
+  scope: CallScope,
+  options: TurnOptions,
+): CapabilityToolEnvironment | undefined {
+  if (pipeline === undefined) return undefined;
+  const runtimeMode: RuntimeMode =
+    options.runtimeMode ?? (scope.mode === "chat" ? "normal" : scope.mode === "plan" ? "plan" : "job");
+  const workspace = options.workspace !== undefined ? turnWorkspace(options.workspace) : undefined;
+  return {
+    pipeline,
+    caller: () => {
+      const path = workspace?.();
+      return {
+        kind: "turn",
+        agentId: scope.id,
+        runtimeMode,
+        interactive: scope.kind === "chat",
+        scope: { kind: scope.kind, id: scope.id },
+        ...(path !== undefined ? { workspace: path } : {}),
+      };
+    },
   };
 }
 

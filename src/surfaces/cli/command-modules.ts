@@ -13,6 +13,10 @@ const COMMAND_MODULES: ReadonlyArray<{ names: readonly string[]; load: () => Pro
   { names: ["list"], load: async () => (await import("./commands/list.js")).registerList },
   { names: ["explain"], load: async () => (await import("./commands/explain.js")).registerExplain },
   { names: ["doctor"], load: async () => (await import("./commands/doctor.js")).registerDoctor },
+  {
+    names: ["capability"],
+    load: async () => (await import("./commands/capability.js")).registerCapability,
+  },
   { names: ["index"], load: async () => (await import("./commands/index-command.js")).registerIndex },
   { names: ["search"], load: async () => (await import("./commands/search.js")).registerSearch },
   { names: ["validate"], load: async () => (await import("./commands/validate.js")).registerValidate },
@@ -21,6 +25,7 @@ const COMMAND_MODULES: ReadonlyArray<{ names: readonly string[]; load: () => Pro
   { names: ["audit"], load: async () => (await import("./commands/audit.js")).registerAudit },
   { names: ["run"], load: async () => (await import("./commands/run.js")).registerRun },
   { names: ["deps"], load: async () => (await import("./commands/deps.js")).registerDeps },
+  { names: ["invoke"], load: async () => (await import("./commands/invoke.js")).registerInvoke },
   {
     names: ["extensions", "hooks", "commands", "command"],
     load: async () => (await import("./commands/extensions.js")).registerExtensions,
@@ -31,6 +36,10 @@ const COMMAND_MODULES: ReadonlyArray<{ names: readonly string[]; load: () => Pro
   { names: ["nodes"], load: async () => (await import("./commands/nodes.js")).registerNodes },
   { names: ["worker"], load: async () => (await import("./commands/worker.js")).registerWorker },
   { names: ["queue"], load: async () => (await import("./commands/queue.js")).registerQueue },
+  {
+    names: ["generations"],
+    load: async () => (await import("./commands/generations.js")).registerGenerations,
+  },
   {
     names: ["approvals", "approve", "decline"],
     load: async () => (await import("./commands/approvals.js")).registerApprovals,

@@ -36,6 +36,8 @@ const OTHER_STATUS: Readonly<Record<string, ContentfulStatusCode>> = {
   approval_queue_full: 429,
   queue_full: 429,
   queue_unavailable: 503,
+  generation_not_found: 404,
+  generation_not_waiting: 409,
 };
 
 /** The HTTP status an error answers with. */

@@ -3,6 +3,7 @@ import { approvalsRoutes } from "./routes/approvals.js";
 import { auditRoutes } from "./routes/audit.js";
 import { chatsRoutes } from "./routes/chats.js";
 import { filesRoutes } from "./routes/files.js";
+import { generationsRoutes } from "./routes/generations.js";
 import { importRoutes } from "./routes/import.js";
 import { nodesRoutes } from "./routes/nodes.js";
 import { routeApp } from "./routes/owner-route-app.js";
@@ -36,6 +37,7 @@ export function createApiApp(context: ServerContext): OpenAPIHono {
   api.route("/", runsRoutes(context));
   api.route("/", nodesRoutes(context));
   api.route("/", queueRoutes(context));
+  api.route("/", generationsRoutes(context));
   api.doc31("/openapi.json", { openapi: "3.1.0", info: OPENAPI_INFO });
   return api;
 }

@@ -15,7 +15,14 @@ export type ServerEvent =
   | { readonly type: "approval-settled"; readonly id: string; readonly answer: string }
   | { readonly type: "call-finished"; readonly chat: string; readonly tool: string; readonly status: string }
   /** A node was added, removed, or its live state moved (online, offline, a heartbeat, a run). */
-  | { readonly type: "node-changed"; readonly name: string };
+  | { readonly type: "node-changed"; readonly name: string }
+  /**
+   * An event of the capability plane (docs/capabilities.md, "Observability"): `name` is
+   * `/skill/discovered`, `/skill/registration/decided`, `/skill/invoked`, `/skill/completed`,
+   * `/skill/failed`, `/skill/reloaded`, `/skill/reload_failed` or `/capability/reloaded`, with
+   * its small data (ids, sizes, statuses; never a payload or an output).
+   */
+  | { readonly type: "capability-event"; readonly name: string; readonly at: string; readonly data: object };
 
 /** The event types, for a client that subscribes to some. */
 export type ServerEventType = ServerEvent["type"];

@@ -161,6 +161,11 @@ async function listen(
   const context: ServerContext = { host, store, events, logger, nodes };
   const queue: QueueService | undefined =
     options.queue === false ? undefined : await startQueueService(host.skillgate, logger);
+  // The capability plane's events reach /api/events too: discovery, decisions, invocations
+  // (who called what, and how it ended; never a payload) and reloads.
+  const unsubscribeCapabilities = host.skillgate.capabilityEvents.on((event) =>
+    context.events.publish({ type: "capability-event", name: event.name, at: event.at, data: event.data }),
+  );
   const requests = new InFlight();
   let handle: ReturnType<typeof getRequestListener> | undefined;
   const server = createServer((request, response) => {
@@ -206,6 +211,7 @@ async function listen(
     // Node channels close first: their runs in flight end interrupted, never re-sent.
     nodes.close();
     channels.close();
+    unsubscribeCapabilities();
     await streams.closeAll();
     await sessions.interruptCalls("the server is stopping");
     await requests.settled(options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS);

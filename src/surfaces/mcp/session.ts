@@ -20,6 +20,7 @@ import type { Logger } from "../../observe/logger.js";
 import { prepareValidators } from "../../tools/input.js";
 import type { Turn } from "../../tools/turn.js";
 import { elicitationAsker, type McpApprovals, type McpCallContext } from "./approvals.js";
+import { clientSampler, McpCapabilityTools } from "./capabilities.js";
 import { sessionInstructions } from "./instructions.js";
 import { SKILL_URI_PREFIX, SkillResources } from "./resources.js";
 import { type ClientWorkspace, followClientRoots } from "./roots.js";
@@ -99,7 +100,10 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
   const running = new Map<AbortController, Promise<unknown>>();
   roots = followClientRoots(server, options.logger, options.sessionId);
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: turn.tools.map(mcpTool) }));
+  const capabilityTools = new McpCapabilityTools(() => turn);
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: [...turn.tools, ...capabilityTools.list()].map(mcpTool),
+  }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name, arguments: input } = request.params;
     try {
@@ -107,15 +111,24 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
       const interrupt = new AbortController();
       const signal = AbortSignal.any([extra.signal, interrupt.signal]);
       const caller: McpCallContext = { requestId: extra.requestId, signal };
+      const sample = clientSampler(server, extra.requestId);
+      const callOptions = { signal, caller, ...(sample !== undefined ? { sample } : {}) };
+      // A capability's own tool goes through the same broker as the turn's tools.
+      const capability = turn.tools.some((tool) => tool.name === name)
+        ? undefined
+        : capabilityTools.find(name);
       // A script run in the first moments of a session waits for the client's roots; the wait
       // counts as running, so a stop interrupts it too.
       const call = (async () => {
-        if (name === "run_skill_script") await roots?.ready();
-        return turn.call(name, input ?? {}, { signal, caller });
+        if (name === "run_skill_script" || capability !== undefined || name === "invoke_capability")
+          await roots?.ready();
+        if (capability !== undefined)
+          return options.skillgate.broker.call(turn.scope, capability, input ?? {}, callOptions);
+        return turn.call(name, input ?? {}, callOptions);
       })();
       running.set(interrupt, call);
       try {
-        return mcpToolResult(await call);
+        return mcpToolResult(await call, capability);
       } finally {
         running.delete(interrupt);
       }

@@ -27,6 +27,7 @@ export function mcpTool(tool: AnyTool): Tool {
     name: tool.name,
     description: tool.description,
     inputSchema: tool.inputSchema as Tool["inputSchema"],
+    ...(tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema as Tool["outputSchema"] } : {}),
     annotations: toolAnnotations(tool.tier),
   };
 }
@@ -36,10 +37,26 @@ export function mcpTool(tool: AnyTool): Tool {
  * `HOST:`), `isError` for every status but `ok`, and the status and request id in `_meta`
  * (`awaiting_approval` tells a client the call waits for `skillgate approve`).
  */
-export function mcpToolResult(result: ToolCallResult): CallToolResult {
+export function mcpToolResult(result: ToolCallResult, tool?: AnyTool): CallToolResult {
   return {
     content: [{ type: "text", text: result.text }],
     isError: result.status !== "ok",
+    ...(tool?.outputSchema !== undefined && result.status === "ok" ? structured(result.text) : {}),
     _meta: { status: result.status, requestId: result.requestId },
   };
+}
+
+/**
+ * A tool with an output schema answers with `structuredContent` (its text is the same JSON):
+ * the capability's output, which the pipeline already checked against that schema.
+ */
+function structured(text: string): { structuredContent?: Record<string, unknown> } {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
+      ? { structuredContent: parsed as Record<string, unknown> }
+      : {};
+  } catch {
+    return {};
+  }
 }

@@ -1,3 +1,4 @@
+import type { Sampler } from "../../capabilities/types.js";
 import type { CallStatus } from "../../observe/events.js";
 import type { ApprovalAnswer, ApprovalRequest } from "../../policy/approvals.js";
 import type { PolicyDecision } from "../../policy/decide.js";
@@ -42,6 +43,8 @@ export interface CallOptions {
    * surface passes the protocol request the call answers, so an elicitation travels with it.
    */
   readonly caller?: unknown;
+  /** MCP sampling with the calling client, handed to the tool's execute (a capability's `sampling` entry). */
+  readonly sample?: Sampler;
 }
 
 /** Where a call is made: a chat or a job, in a mode. */

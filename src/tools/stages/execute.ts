@@ -13,6 +13,7 @@ export const executeStage: CallStage = async (state) => {
       requestId: state.requestId,
       scope: { kind: state.scope.kind, id: state.scope.id },
       ...(state.options.signal ? { signal: state.options.signal } : {}),
+      ...(state.options.sample ? { sample: state.options.sample } : {}),
     });
     return next({ ...state, output: splitOutput(output) });
   } catch (error) {

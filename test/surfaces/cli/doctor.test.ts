@@ -135,6 +135,7 @@ describe("skillgate doctor", () => {
       "checks",
       "sandbox",
       "interpreters",
+      "capabilities",
     ]);
     expect(report.ok).toBe(false);
     expect(report.notSearched).toEqual([]);

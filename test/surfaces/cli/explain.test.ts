@@ -72,6 +72,7 @@ describe("skillgate explain", () => {
       "packages",
       "related",
       "diagnostics",
+      "capabilities",
     ]);
     const hash = hashSkillFolder(directory).hash as string;
     expect(parsed).toMatchObject({

@@ -63,7 +63,7 @@ describe("skillgate list", () => {
     const result = await sandbox.run(["list", "--all", "--json"]);
     expect(result.code).toBe(0);
     const parsed = JSON.parse(result.out) as { skills: Record<string, unknown>[] };
-    expect(Object.keys(parsed)).toEqual(["skills"]);
+    expect(Object.keys(parsed)).toEqual(["skills", "capabilities"]);
     for (const skill of parsed.skills)
       expect(Object.keys(skill)).toEqual([
         "name",

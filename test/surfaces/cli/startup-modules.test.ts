@@ -166,6 +166,7 @@ describe("what a command loads", () => {
     ["index"],
     ["search", "demo"],
     ["paths"],
+    ["capability", "list"],
   ]) {
     it(`${argv.join(" ")} loads no heavy dependency and not the whole app`, () => {
       const { code, modules, err } = modulesLoadedBy(argv);

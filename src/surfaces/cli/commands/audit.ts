@@ -105,6 +105,10 @@ const SHORT_TYPES: Record<AuditEvent["type"], string> = {
   "workspace-changed": "ws-changed",
   "node-run": "node-run",
   "queue-run-finished": "queued",
+  "/skill/invoked": "cap-invoked",
+  "/skill/completed": "cap-completed",
+  "/skill/failed": "cap-failed",
+  "capability-path-touched": "cap-touched",
 };
 
 /** One table row; an approval's answer shows in the status column. */

@@ -53,6 +53,19 @@ export function registerDoctor(program: Command, output: CliOutput): void {
           .map(([kind, count]) => `${kind} ${count}`)
           .join(", ")}`,
       );
+      const capabilities = report.capabilities;
+      if (capabilities !== undefined) {
+        lines.push("", paint(output, "bold", "Capabilities (normal runtime):"));
+        lines.push(
+          `  ${Object.entries(capabilities.counts)
+            .map(([kind, count]) => `${kind} ${count}`)
+            .join(", ")}`,
+        );
+        for (const folder of capabilities.manifestFolders)
+          lines.push(
+            `  ${folder.exists ? paint(output, "green", "✓") : paint(output, "dim", "·")} ${folder.folder}  ${folder.exists ? `${folder.found} manifest(s)` : paint(output, "dim", "missing")}  (${folder.scope} ${folder.kind})`,
+          );
+      }
       lines.push("", paint(output, "bold", "Sandbox:"));
       const sandbox = report.sandbox;
       lines.push(

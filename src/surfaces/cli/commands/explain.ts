@@ -1,9 +1,12 @@
 import type { Command } from "commander";
+import { inspectSetupCapabilities } from "../../../app/capability-setup.js";
+import { detailOf } from "../../../capabilities/report.js";
 import { explainSkill } from "../../../catalog/explain.js";
 import { NotFoundError } from "../../../core/errors.js";
 import { grant } from "../../../skill/content-hash.js";
 import { workspaceAccessOf } from "../../../skill/governance.js";
-import { catalogFromFlags } from "../context.js";
+import { detailLines } from "../capability-format.js";
+import { catalogFromFlags, type GlobalOptions } from "../context.js";
 import { type CliOutput, decisionStyle, paint, printJson } from "../output.js";
 import { decisionJson } from "./list.js";
 
@@ -17,10 +20,33 @@ export function registerExplain(program: Command, output: CliOutput): void {
     .argument("<name>", "a skill name, a unique prefix, or a unique part of a name")
     .option("--json", "print JSON")
     .action(async (name: string, options: { json?: boolean }, command: Command) => {
-      const result = explainSkill((await catalogFromFlags(command, output)).catalog.discover(), name);
-      if (!result.found) throw new NotFoundError("skill", name, [...result.candidates]);
+      const setup = await catalogFromFlags(command, output);
+      const discovery = setup.catalog.discover();
+      const capabilities = inspectSetupCapabilities(setup, {
+        discovery,
+        ...(command.optsWithGlobals<GlobalOptions>().projectExtensions === true
+          ? { projectExtensions: true }
+          : {}),
+      });
+      const config = setup.catalog.config.capabilities;
+      const result = explainSkill(discovery, name);
+      if (!result.found) {
+        // Not a skill: a capability provider's id (an adapter or Lua manifest's `id`).
+        const provider = capabilities.decisions.find((item) => item.decision.id === name);
+        if (provider === undefined) throw new NotFoundError("skill", name, [...result.candidates]);
+        const detail = detailOf(provider, config);
+        if (options.json) printJson(output, detail);
+        else output.out(`${detailLines(output, detail).join("\n")}\n`);
+        return;
+      }
       const { explanation } = result;
       const { decision } = explanation;
+      const offered = capabilities.decisions
+        .filter(
+          (item) =>
+            item.decision.id === `skill:${decision.name}` || item.candidate.skill?.name === decision.name,
+        )
+        .map((item) => detailOf(item, config));
       if (options.json) {
         printJson(output, {
           ...decisionJson(decision),
@@ -33,6 +59,7 @@ export function registerExplain(program: Command, output: CliOutput): void {
           packages: explanation.packages ?? null,
           related: explanation.related.map(decisionJson),
           diagnostics: explanation.diagnostics,
+          capabilities: offered,
         });
         return;
       }
@@ -103,6 +130,10 @@ export function registerExplain(program: Command, output: CliOutput): void {
           lines.push(
             `  ${item.severity} ${item.code}: ${item.message}${item.hint ? ` (fix: ${item.hint})` : ""}`,
           );
+      }
+      for (const detail of offered) {
+        lines.push("capability:");
+        lines.push(...detailLines(output, detail).map((line) => `  ${line}`));
       }
       output.out(`${lines.join("\n")}\n`);
     });

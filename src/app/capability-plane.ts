@@ -1,0 +1,60 @@
+import {
+  samplingEntryFactory,
+  scriptEntryFactory,
+  skillsByFolder,
+} from "../capabilities/entries/entry-factories.js";
+import type { CapabilityEventSink } from "../capabilities/events.js";
+import {
+  buildSnapshot,
+  type CapabilityRegistry,
+  type ProviderFactory,
+  type ProviderFailure,
+} from "../capabilities/registry.js";
+import type { Runner } from "../runners/contract.js";
+import { inspectSetupCapabilities } from "./capability-setup.js";
+import type { CatalogSetup } from "./catalog-setup.js";
+
+/**
+ * Fills the capability registry of a Skillgate: the catalog's and the manifests' candidates
+ * are discovered and decided (capability-setup.ts), each providable decision becomes a
+ * provider through the factory that accepts it (the script and sampling entries here, and
+ * any given, such as the Lua runtime's), and the registry is switched to the new index as a
+ * whole. A provider that cannot be built is left out and reported; nothing throws.
+ */
+
+/** What one load registered and left out. */
+export interface CapabilityLoad {
+  readonly registered: number;
+  readonly failures: readonly ProviderFailure[];
+}
+
+/** The collaborators of {@link loadCapabilityPlane}. */
+export interface CapabilityPlaneParts {
+  readonly setup: CatalogSetup;
+  readonly registry: CapabilityRegistry;
+  readonly runner: Runner;
+  readonly events?: CapabilityEventSink;
+  /** Factories besides the script and sampling entries' (the Lua runtime's). */
+  readonly factories?: readonly ProviderFactory[];
+}
+
+/** Discovers, decides, builds and switches the registry once. */
+export async function loadCapabilityPlane(parts: CapabilityPlaneParts): Promise<CapabilityLoad> {
+  const catalog = parts.setup.catalog;
+  const inspection = inspectSetupCapabilities(parts.setup, {
+    ...(parts.events !== undefined ? { events: parts.events } : {}),
+  });
+  const skillOf = skillsByFolder(() => catalog.discover().skills);
+  const factories = [
+    scriptEntryFactory({ runner: parts.runner, skillOf }),
+    samplingEntryFactory({ skillOf }),
+    ...(parts.factories ?? []),
+  ];
+  const { snapshot, failures } = await buildSnapshot(
+    inspection.decisions,
+    factories,
+    catalog.config.capabilities,
+  );
+  parts.registry.switch(snapshot);
+  return { registered: snapshot.entries.length, failures };
+}
