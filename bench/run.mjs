@@ -76,10 +76,11 @@ if (
     "workspace",
     "environments",
     "ui",
+    "capability-decisions",
   ].includes(only)
 ) {
   console.error(
-    `--only takes discovery, startup, scale, runners, mcp, http-api, sandbox, mounts, workspace, environments or ui, got ${only}`,
+    `--only takes discovery, startup, scale, runners, mcp, http-api, sandbox, mounts, workspace, environments, ui or capability-decisions, got ${only}`,
   );
   process.exit(2);
 }
@@ -139,6 +140,16 @@ try {
     ui = await runUiLoadBenchmark({ rounds: Number(values["ui-rounds"]), log });
     raw.ui = ui;
   }
+  let capabilityDecisions;
+  if (only === undefined || only === "capability-decisions") {
+    const { runCapabilityDecisionsBenchmark } = await import("./capability-decisions.mjs");
+    capabilityDecisions = await runCapabilityDecisionsBenchmark({
+      sizes,
+      rounds: Number(values.rounds),
+      log,
+    });
+    raw.capabilityDecisions = capabilityDecisions;
+  }
   console.log(`# skillgate benchmarks\n\nmachine: ${machine}\npackage: ${distFolder()}`);
   const late = only === undefined || ["sandbox", "mounts", "workspace", "environments"].includes(only);
   console.log(`load average (1/5/15 min): ${loadBefore} before${late ? "" : `, ${load()} after`}\n`);
@@ -171,6 +182,10 @@ try {
     console.log(
       httpApiTargetMet(httpApi) ? "/api/skills throughput target met" : "MISS: /api/skills throughput target",
     );
+  }
+  if (capabilityDecisions !== undefined) {
+    const { formatCapabilityDecisionsResults } = await import("./capability-decisions.mjs");
+    console.log(`\n${formatCapabilityDecisionsResults(capabilityDecisions)}`);
   }
   if (ui !== undefined) {
     console.log(`\n${formatUiLoadResults(ui)}`);
