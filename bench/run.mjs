@@ -91,10 +91,11 @@ if (
     "queue-local",
     "ui",
     "capabilities",
+    "capability-decisions",
   ].includes(only)
 ) {
   console.error(
-    `--only takes discovery, startup, scale, runners, mcp, http-api, sandbox, mounts, workspace, environments, node-sync, node-run, queue-redis, queue-local, capabilities or ui, got ${only}`,
+    `--only takes discovery, startup, scale, runners, mcp, http-api, sandbox, mounts, workspace, environments, node-sync, node-run, queue-redis, queue-local, capabilities, capability-decisions or ui, got ${only}`,
   );
   process.exit(2);
 }
@@ -154,6 +155,16 @@ try {
     ui = await runUiLoadBenchmark({ rounds: Number(values["ui-rounds"]), log });
     raw.ui = ui;
   }
+  let capabilityDecisions;
+  if (only === undefined || only === "capability-decisions") {
+    const { runCapabilityDecisionsBenchmark } = await import("./capability-decisions.mjs");
+    capabilityDecisions = await runCapabilityDecisionsBenchmark({
+      sizes,
+      rounds: Number(values.rounds),
+      log,
+    });
+    raw.capabilityDecisions = capabilityDecisions;
+  }
   console.log(`# skillgate benchmarks\n\nmachine: ${machine}\npackage: ${distFolder()}`);
   const late =
     only === undefined ||
@@ -198,6 +209,10 @@ try {
     console.log(
       httpApiTargetMet(httpApi) ? "/api/skills throughput target met" : "MISS: /api/skills throughput target",
     );
+  }
+  if (capabilityDecisions !== undefined) {
+    const { formatCapabilityDecisionsResults } = await import("./capability-decisions.mjs");
+    console.log(`\n${formatCapabilityDecisionsResults(capabilityDecisions)}`);
   }
   if (ui !== undefined) {
     console.log(`\n${formatUiLoadResults(ui)}`);

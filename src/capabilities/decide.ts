@@ -39,6 +39,12 @@ export interface DecideOptions {
   readonly runtime: RuntimeMode;
   /** config.yaml's `capabilities` section. */
   readonly config?: CapabilitiesConfig;
+  /**
+   * Compute every field of every decision now. By default a bare SKILL.md's decision (the
+   * common case, one per catalog skill) is made directly and its permissions, gate and
+   * problems when first read, so listing a large catalog pays little; the values are the same.
+   */
+  readonly eager?: boolean;
 }
 
 /** One candidate's decision and everything it was made from, for the registry and `explain`. */
@@ -80,14 +86,74 @@ export function decideRegistration(
     if (!firstById.has(candidate.id)) firstById.set(candidate.id, candidate);
     byId.set(candidate.id, [...(byId.get(candidate.id) ?? []), candidate]);
   }
-  return candidates.map((candidate) =>
-    decideOne(candidate, {
+  return candidates.map((candidate) => {
+    const context: OneContext = {
       runtime: options.runtime,
       config,
       winner: firstById.get(candidate.id) as DescriptorCandidate,
       same: byId.get(candidate.id) ?? [],
-    }),
+    };
+    return options.eager !== true && isPlainBareSkill(candidate, context)
+      ? decideBare(candidate, context)
+      : decideOne(candidate, context);
+  });
+}
+
+/**
+ * A bare workflow SKILL.md with a trust level, alone with its id, not switched off in
+ * config.yaml, whose only problem is the missing schema: its decision is known without the
+ * later steps (`display_only`, `capability_missing_schema`, or `disabled` first).
+ */
+function isPlainBareSkill(candidate: DescriptorCandidate, context: OneContext): boolean {
+  return (
+    candidate.scope === "catalog" &&
+    candidate.kind === "workflow_skill" &&
+    candidate.descriptor?.trustLevel !== undefined &&
+    context.same.length === 1 &&
+    context.config.providers[candidate.id] === undefined &&
+    candidate.problems.length === 1 &&
+    candidate.problems[0]?.code === "capability_missing_schema"
   );
+}
+
+/** {@link decideOne}'s answer for a plain bare skill, its costlier fields computed when read. */
+function decideBare(candidate: DescriptorCandidate, context: OneContext): CapabilityDecision {
+  let full: CapabilityDecision | undefined;
+  const complete = (): CapabilityDecision => {
+    full ??= decideOne(candidate, context);
+    return full;
+  };
+  const missing = candidate.problems[0] as CapabilityProblem;
+  const admitted =
+    context.runtime === "normal" ||
+    candidate.descriptor?.runtimeGate.allowedModes.includes(context.runtime) === true;
+  const reasons: RegistrationReason[] = candidate.enabled
+    ? ["capability_missing_schema"]
+    : ["disabled_by_config", "capability_missing_schema"];
+  if (!admitted) reasons.push("runtime_gate_mismatch");
+  return {
+    candidate,
+    decision: {
+      id: candidate.id,
+      status: candidate.enabled ? "display_only" : "disabled",
+      reasons,
+      detail: candidate.enabled ? missing.message : "the skill is disabled in the catalog",
+    },
+    runtime: context.runtime,
+    descriptor: candidate.descriptor,
+    get permissions() {
+      return complete().permissions;
+    },
+    get gate() {
+      return complete().gate;
+    },
+    capabilities: [],
+    conflicts: [],
+    get problems() {
+      return complete().problems;
+    },
+    providable: false,
+  };
 }
 
 interface OneContext {

@@ -152,14 +152,16 @@ export function discoverCapabilities(options: CapabilityDiscoveryOptions): Capab
     const candidate = descriptorFromSkill(decision, sourceOf);
     if (candidate !== undefined) candidates.push(candidate);
   }
-  for (const candidate of candidates)
-    events.emit("/skill/discovered", {
-      id: candidate.id,
-      kind: candidate.kind ?? null,
-      source: candidate.source,
-      location: candidate.location,
-      manifest_digest: candidate.descriptor?.manifestDigest ?? null,
-    });
+  // The digest of a bare SKILL.md is computed when asked: ask only when someone listens.
+  if (events !== NO_EVENTS)
+    for (const candidate of candidates)
+      events.emit("/skill/discovered", {
+        id: candidate.id,
+        kind: candidate.kind ?? null,
+        source: candidate.source,
+        location: candidate.location,
+        manifest_digest: candidate.descriptor?.manifestDigest ?? null,
+      });
   return { candidates, manifestFolders };
 }
 
@@ -182,15 +184,16 @@ export function inspectCapabilities(options: InspectOptions): CapabilityInspecti
     config: options.config,
   });
   const events = options.events ?? NO_EVENTS;
-  for (const item of decisions)
-    events.emit("/skill/registration/decided", {
-      id: item.decision.id,
-      status: item.decision.status,
-      reasons: item.decision.reasons,
-      runtime: item.runtime,
-      registered_to: item.decision.registeredTo ?? [],
-      detail: item.decision.detail,
-    });
+  if (events !== NO_EVENTS)
+    for (const item of decisions)
+      events.emit("/skill/registration/decided", {
+        id: item.decision.id,
+        status: item.decision.status,
+        reasons: item.decision.reasons,
+        runtime: item.runtime,
+        registered_to: item.decision.registeredTo ?? [],
+        detail: item.decision.detail,
+      });
   return { ...found, decisions };
 }
 

@@ -1,10 +1,14 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { storeSourceOf } from "../../src/app/capability-setup.js";
+import { decideRegistration } from "../../src/capabilities/decide.js";
+import { discoverCapabilities } from "../../src/capabilities/discover.js";
+import { createCatalog } from "../../src/catalog/catalog.js";
 import type { SkillDecision } from "../../src/catalog/decisions.js";
 import { INDEX_VERSION } from "../../src/store/index-file.js";
 import { seedAdapterManifest, withField, yamlOf } from "../helpers/capability-manifests.js";
 import { capabilityTree, decisionOf, inspectTree, writeIn } from "../helpers/capability-tree.js";
+import { writeSkill } from "../helpers/skill-tree.js";
 
 const ADAPTER = "config/adapters/code-review-skill.yaml";
 const CODEX_FOLDERS = "skills:\n  user_folders: [~/.codex/skills]\n";
@@ -137,5 +141,47 @@ describe("registration decisions", () => {
     expect(sourceOf(decision("unknown", "store"))).toBe("store");
     expect(sourceOf(decision("mine", "user"))).toBe("user");
     expect(storeSourceOf(join(tree.tree, "nowhere"))(decision("mine", "store"))).toBe("store");
+  });
+});
+
+describe("a bare SKILL.md's decision made directly", () => {
+  it("equals the full decision in every field, for every runtime and switch", () => {
+    const tree = capabilityTree();
+    const skills = join(tree.home, ".agents", "skills");
+    writeSkill(skills, "plain", { frontMatter: { name: "plain", description: "Plain." } });
+    writeSkill(skills, "off", { frontMatter: { name: "off", description: "Off." } });
+    writeSkill(skills, "writer", {
+      frontMatter: { name: "writer", description: "Writes.", metadata: { "skillgate.workspace": "write" } },
+    });
+    writeIn(tree, "config/config.yaml", "skills:\n  disabled: [off]\n");
+    const catalog = createCatalog({ config: tree.config, data: tree.data, home: tree.home, builtins: false });
+    const found = discoverCapabilities({
+      catalog: catalog.discover(),
+      folders: catalog.folders,
+      roots: [],
+      skillRoots: catalog.folderSources().map((source) => source.folder),
+      project: false,
+    });
+    for (const runtime of ["normal", "plan", "job", "team"] as const) {
+      const lazy = decideRegistration(found.candidates, { runtime, config: catalog.config.capabilities });
+      const eager = decideRegistration(found.candidates, {
+        runtime,
+        config: catalog.config.capabilities,
+        eager: true,
+      });
+      expect(lazy.length).toBe(3);
+      for (const [index, item] of lazy.entries()) {
+        const full = eager[index];
+        expect(item.decision, `${item.decision.id} in ${runtime}`).toEqual(full?.decision);
+        expect(item.permissions, item.decision.id).toEqual(full?.permissions);
+        expect(item.gate, item.decision.id).toEqual(full?.gate);
+        expect(item.problems, item.decision.id).toEqual(full?.problems);
+        expect([item.providable, item.capabilities, item.conflicts]).toEqual([
+          full?.providable,
+          full?.capabilities,
+          full?.conflicts,
+        ]);
+      }
+    }
   });
 });
