@@ -4,6 +4,7 @@ import {
   skillsByFolder,
 } from "../capabilities/entries/entry-factories.js";
 import type { CapabilityEventSink } from "../capabilities/events.js";
+import type { CapabilityPipeline } from "../capabilities/pipeline/invoke.js";
 import {
   buildSnapshot,
   type CapabilityRegistry,
@@ -57,4 +58,28 @@ export async function loadCapabilityPlane(parts: CapabilityPlaneParts): Promise<
   );
   parts.registry.switch(snapshot);
   return { registered: snapshot.entries.length, failures };
+}
+
+/**
+ * The Lua runtime's factory, loaded only when a `lua_skill` is to be built: wasmoon and the
+ * runtime are imported on the first Lua descriptor, never by a process without one. Its
+ * `ctx.tools.invoke_agent` goes through `pipeline`, the same one every door takes.
+ */
+export function lazyLuaProviderFactory(pipeline: () => CapabilityPipeline): ProviderFactory {
+  let loaded: Promise<ProviderFactory> | undefined;
+  const load = async (): Promise<ProviderFactory> => {
+    const [{ luaProviderFactory }, { pipelineInvoker }] = await Promise.all([
+      import("../capabilities/lua/lua-provider-factory.js"),
+      import("../capabilities/lua/lua-pipeline.js"),
+    ]);
+    return luaProviderFactory({ invokeAgent: pipelineInvoker(pipeline) });
+  };
+  return {
+    name: "lua",
+    accepts: (descriptor) => descriptor.kind === "lua_skill" && descriptor.entry?.type === "lua",
+    create: async (input) => {
+      loaded ??= load();
+      return (await loaded).create(input);
+    },
+  };
 }

@@ -39,7 +39,7 @@ import { registryHooks } from "../tools/extension-hooks.js";
 import { type NodeDirectory, storeTools } from "../tools/store-tools.js";
 import { createTurn, type Turn, type TurnOptions } from "../tools/turn.js";
 import { Authoring } from "./authoring.js";
-import { type CapabilityLoad, loadCapabilityPlane } from "./capability-plane.js";
+import { type CapabilityLoad, lazyLuaProviderFactory, loadCapabilityPlane } from "./capability-plane.js";
 import { type CatalogSetupOptions, createCatalogSetup } from "./catalog-setup.js";
 import { scopedApprover, scopedRunner } from "./run-call-scope.js";
 
@@ -327,7 +327,7 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
         registry: capabilityRegistry,
         runner: auditedRunner,
         events: capabilityEvents,
-        ...(options.capabilityFactories !== undefined ? { factories: options.capabilityFactories } : {}),
+        factories: options.capabilityFactories ?? [lazyLuaProviderFactory(() => capabilities)],
       }),
     openStore,
     chatLog: openChatLog,

@@ -88,6 +88,11 @@ describe("loadConfig", () => {
         skills: {},
         heartbeatSeconds: 2,
       },
+      capabilities: {
+        permissions: { readWorkspace: true, writeWorkspace: false, network: false, shell: false, env: [] },
+        capabilities: {},
+        providers: {},
+      },
     });
   });
 
@@ -147,6 +152,7 @@ describe("parseConfig", () => {
       notifications: DEFAULT_CONFIG.notifications,
       nodes: DEFAULT_CONFIG.nodes,
       queue: DEFAULT_CONFIG.queue,
+      capabilities: DEFAULT_CONFIG.capabilities,
     });
   });
 
