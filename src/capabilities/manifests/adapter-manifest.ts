@@ -1,7 +1,6 @@
 import { realpathSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { parseRelativePath } from "../../core/safe-paths.js";
-import { problem } from "../problems.js";
 import type {
   CapabilityLimits,
   CapabilityPermissions,
@@ -21,7 +20,7 @@ import {
 import type { ManifestParse } from "./manifest-parse.js";
 import { isInside, type PathContext, resolveManifestPath } from "./manifest-paths.js";
 import { readRuntimeGate } from "./runtime-gate-field.js";
-import { type JsonSchemaObject, readSchemaField } from "./schema-ref.js";
+import { type JsonSchemaObject, readSchemaPair } from "./schema-ref.js";
 
 /**
  * An adapter manifest (`transport: skill`): an external SKILL.md offered as a capability,
@@ -118,28 +117,7 @@ export function parseAdapterManifest(
       fields.add("path_missing", "error", "skill.path", `${rawPath} holds no SKILL.md`);
   }
   const entry = readEntry(fields.mapping(skill, "entry", "skill.entry"), skillFile, fields);
-  const schemas = {
-    input: undefined as ReturnType<typeof readSchemaField> | undefined,
-    output: undefined as ReturnType<typeof readSchemaField> | undefined,
-  };
-  for (const side of ["input", "output"] as const) {
-    const field = `skill.${side}_schema`;
-    const raw = skill[`${side}_schema`];
-    if (raw === undefined || raw === null) {
-      fields.push(
-        problem(
-          "capability_missing_schema",
-          "error",
-          `${field} is required: a capability's ${side} must be checked`,
-          { path: file, field },
-        ),
-      );
-      continue;
-    }
-    const read = readSchemaField(raw, field, file, context, { describesObject: side === "input" });
-    if (!read.ok) fields.push(...read.problems);
-    schemas[side] = read;
-  }
+  const schemas = readSchemaPair(skill, "skill.", file, context, (...problems) => fields.push(...problems));
   const capabilities = fields.textList(value, "capabilities", "capabilities", {
     required: true,
     pattern: CAPABILITY_NAME,
@@ -188,9 +166,7 @@ export function parseAdapterManifest(
     skillFile === undefined ||
     entry === undefined ||
     input === undefined ||
-    !input.ok ||
-    output === undefined ||
-    !output.ok
+    output === undefined
   )
     return { id, problems };
   return {

@@ -14,7 +14,7 @@ import {
 import type { ManifestParse } from "./manifest-parse.js";
 import { type PathContext, resolveManifestPath } from "./manifest-paths.js";
 import { readRuntimeGate } from "./runtime-gate-field.js";
-import { type JsonSchemaObject, readSchemaField } from "./schema-ref.js";
+import { type JsonSchemaObject, readSchemaPair } from "./schema-ref.js";
 
 /**
  * A Lua capability manifest (`kind: lua_skill`), with the fields of seed 004's example: a
@@ -122,25 +122,7 @@ export function parseLuaManifest(
     max: 64,
   });
   const runtimeGate = readRuntimeGate(value.runtime_gate, "runtime_gate", fields);
-  const schemas: Partial<Record<"input" | "output", { ref: SchemaRef; schema: JsonSchemaObject }>> = {};
-  for (const side of ["input", "output"] as const) {
-    const field = `${side}_schema`;
-    const raw = value[field];
-    if (raw === undefined || raw === null) {
-      fields.push(
-        problem(
-          "capability_missing_schema",
-          "error",
-          `${field} is required: a capability's ${side} must be checked`,
-          { path: file, field },
-        ),
-      );
-      continue;
-    }
-    const read = readSchemaField(raw, field, file, context, { describesObject: side === "input" });
-    if (!read.ok) fields.push(...read.problems);
-    else schemas[side] = { ref: read.ref, schema: read.schema };
-  }
+  const schemas = readSchemaPair(value, "", file, context, (...problems) => fields.push(...problems));
   const permissions = readLuaPermissions(
     fields.mapping(value, "permissions", "permissions"),
     fields,

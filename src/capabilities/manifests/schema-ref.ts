@@ -71,3 +71,43 @@ export function readSchemaField(
   if (why !== undefined) return fail(`is not a valid JSON Schema 2020-12 document: ${why}`);
   return { ok: true, ref: ref ?? { kind: "inline", schema }, schema };
 }
+
+/** A manifest's input and output schemas as read; a side left out had a problem. */
+export type SchemaPair = Partial<Record<"input" | "output", { ref: SchemaRef; schema: JsonSchemaObject }>>;
+
+/**
+ * Reads both schema fields of a manifest (`<prefix>input_schema`, `<prefix>output_schema`)
+ * from `container`: each must be there (`capability_missing_schema`, seed 004) and pass
+ * {@link readSchemaField}. Problems go to `report`; never throws.
+ */
+export function readSchemaPair(
+  container: { readonly [key: string]: unknown },
+  prefix: string,
+  file: string,
+  context: PathContext,
+  report: (...problems: CapabilityProblem[]) => void,
+): SchemaPair {
+  const schemas: SchemaPair = {};
+  for (const side of ["input", "output"] as const) {
+    const field = `${prefix}${side}_schema`;
+    const raw = container[`${side}_schema`];
+    if (raw === undefined || raw === null) {
+      report(
+        problem(
+          "capability_missing_schema",
+          "error",
+          `${field} is required: a capability's ${side} must be checked`,
+          {
+            path: file,
+            field,
+          },
+        ),
+      );
+      continue;
+    }
+    const read = readSchemaField(raw, field, file, context, { describesObject: side === "input" });
+    if (read.ok) schemas[side] = { ref: read.ref, schema: read.schema };
+    else report(...read.problems);
+  }
+  return schemas;
+}
