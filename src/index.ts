@@ -14,6 +14,8 @@ export type { ApprovalMode, RunSkillScriptInput, RunSkillScriptOutcome } from ".
 export { exitCodeFor, runSkillScript } from "./app/run-skill-script.js";
 export type { Skillgate, SkillgateOptions } from "./app/skillgate.js";
 export { createSkillgate } from "./app/skillgate.js";
+export { LuaSkillError } from "./capabilities/lua/lua-errors.js";
+export { CapabilityError } from "./capabilities/pipeline/invocation.js";
 export type { Catalog, CatalogOptions } from "./catalog/catalog.js";
 export { createCatalog } from "./catalog/catalog.js";
 export type { DecisionKind, DecisionReason, ReasonCode, SkillDecision } from "./catalog/decisions.js";
@@ -34,6 +36,11 @@ export type { FolderOptions, Folders } from "./core/folders.js";
 export type { ListenErrorData } from "./core/listen-error.js";
 export { ListenError } from "./core/listen-error.js";
 export { InvalidExtensionError, UnknownEventError } from "./extensions/registry.js";
+export { ControllerKeyChangedError } from "./nodes/agent/agent-files.js";
+export { ControllerRequestError } from "./nodes/agent/controller-client.js";
+export { NodeError } from "./nodes/controller/node-errors.js";
+export { ManifestError } from "./nodes/manifest/manifest-errors.js";
+export { PackageError } from "./nodes/packages/package-errors.js";
 export { ChatLogUnreadableError } from "./observe/chat-input.js";
 export type { AuditEvent, AuditEventType, AuditSink, CallStatus } from "./observe/events.js";
 export type { LogFields, Logger } from "./observe/logger.js";
@@ -57,7 +64,12 @@ export type {
   QueueStatus,
   QueueWorkerInfo,
 } from "./queue/contract.js";
-export { QueueFullError, QueueUnavailableError } from "./queue/queue-errors.js";
+export {
+  DuplicateRequestError,
+  QueueFullError,
+  QueueRequestTooLargeError,
+  QueueUnavailableError,
+} from "./queue/queue-errors.js";
 export type { RunLimits, Runner, RunRequest, RunResult, RunStatus } from "./runners/contract.js";
 export { SkillUnreadableError } from "./skill/load-skill.js";
 export type { Skill } from "./skill/skill.js";

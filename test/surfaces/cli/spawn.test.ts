@@ -59,7 +59,15 @@ describe("the built skillgate binary", () => {
     ];
     const result = skillgate([...flags, "--no-builtins", "list", "--json"], home);
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.out)).toEqual({
+    const listed = JSON.parse(result.out) as {
+      skills: unknown;
+      capabilities: { id: string; decision: string }[];
+    };
+    // A bare SKILL.md is shown as a capability too, display-only without schemas (docs/capabilities.md).
+    expect(listed.capabilities.map((entry) => [entry.id, entry.decision])).toEqual([
+      ["skill:from-disk", "display_only"],
+    ]);
+    expect({ skills: listed.skills }).toEqual({
       skills: [
         {
           name: "from-disk",
