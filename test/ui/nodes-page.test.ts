@@ -72,8 +72,9 @@ describe("the Nodes page in Chromium", () => {
     const agent = await ScriptedAgent.connect(server, credential);
     await agent.heartbeat({ disks: "c".repeat(64) });
     // The live update brings the new state without a reload.
-    await expect.poll(() => row.textContent(), { timeout: 15_000 }).toContain("online");
-    expect(await row.textContent()).toContain("disks@cccccccc");
+    // The channel's opening marks the node online before the heartbeat's state arrives: wait for the hashes.
+    await expect.poll(() => row.textContent(), { timeout: 15_000 }).toContain("disks@cccccccc");
+    expect(await row.textContent()).toContain("online");
     expect(await row.textContent()).toContain("skills, sandbox");
     await page.screenshot({ path: screenshotPath("nodes-online"), fullPage: true });
 

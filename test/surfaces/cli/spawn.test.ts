@@ -61,10 +61,10 @@ describe("the built skillgate binary", () => {
     expect(result.code).toBe(0);
     const listed = JSON.parse(result.out) as {
       skills: unknown;
-      capabilities: { id: string; decision: string }[];
+      capabilities: { id: string; status: string }[];
     };
     // A bare SKILL.md is shown as a capability too, display-only without schemas (docs/capabilities.md).
-    expect(listed.capabilities.map((entry) => [entry.id, entry.decision])).toEqual([
+    expect(listed.capabilities.map((entry) => [entry.id, entry.status])).toEqual([
       ["skill:from-disk", "display_only"],
     ]);
     expect({ skills: listed.skills }).toEqual({
