@@ -39,6 +39,7 @@ import { registryHooks } from "../tools/extension-hooks.js";
 import { type NodeDirectory, storeTools } from "../tools/store-tools.js";
 import { createTurn, type Turn, type TurnOptions } from "../tools/turn.js";
 import { Authoring } from "./authoring.js";
+import { auditCapabilityEvents } from "./capability-audit.js";
 import { type CapabilityLoad, lazyLuaProviderFactory, loadCapabilityPlane } from "./capability-plane.js";
 import { type CatalogSetupOptions, createCatalogSetup } from "./catalog-setup.js";
 import { scopedApprover, scopedRunner } from "./run-call-scope.js";
@@ -288,6 +289,7 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
   const authored = (notice: OwnerNotice): void => void authoring.report(notice);
   const packages = packageEnvironmentsOf(data, () => catalog.config, snapshots, auditRefusal);
   const capabilityEvents = new CapabilityEvents(() => new Date(clock.now()));
+  if (audit !== undefined) auditCapabilityEvents(capabilityEvents, audit);
   const capabilityRegistry = new CapabilityRegistry();
   const capabilities = new CapabilityPipeline({
     index: options.capabilityIndex ?? capabilityRegistry,

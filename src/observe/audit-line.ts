@@ -46,6 +46,9 @@ export const AUDIT_FIELDS = [
   "inputBytes",
   "outputBytes",
   "access",
+  "source",
+  "registration",
+  "reasons",
 ] as const satisfies readonly (keyof AuditEvent)[];
 
 /** The fields written as whole numbers. */

@@ -29,7 +29,17 @@ export type AuditEventType =
   /** A capability invocation was refused, failed, timed out or was interrupted (`errorKind` says which). */
   | "/skill/failed"
   /** A capability invocation read or wrote a workspace path through the host API (`path`, `access`). */
-  | "capability-path-touched";
+  | "capability-path-touched"
+  /** Discovery found a capability descriptor (`skillId`, `skillKind`, `source`, `path`, `manifestDigest`). */
+  | "/skill/discovered"
+  /** A descriptor's registration was decided (`skillId`, `registration`, `reasons`, `runtimeGate`). */
+  | "/skill/registration/decided"
+  /** A Lua skill's new generation is serving (`skillId`, `generation`, `manifestDigest`). */
+  | "/skill/reloaded"
+  /** A reload failed and the old generation kept serving (`skillId`, `generation`, `errorKind`). */
+  | "/skill/reload_failed"
+  /** The capability index was switched to a reloaded generation (`skillId`, `generation`). */
+  | "/capability/reloaded";
 
 /** How a call ended, as the audit log records it. */
 export type CallStatus =
@@ -112,6 +122,12 @@ export interface AuditEvent {
   readonly outputBytes?: number;
   /** For `capability-path-touched`: how the path was used. */
   readonly access?: "read" | "write";
+  /** For `/skill/discovered`: where the descriptor came from (its trust source: `user`, `project`, …). */
+  readonly source?: string;
+  /** For `/skill/registration/decided`: the decision (`registered`, `display_only`, `rejected`, …). */
+  readonly registration?: string;
+  /** For `/skill/registration/decided`: the decision's reason codes, comma-separated, the deciding one first. */
+  readonly reasons?: string;
 }
 
 /** The most argv items an audit line keeps. */

@@ -109,17 +109,23 @@ const SHORT_TYPES: Record<AuditEvent["type"], string> = {
   "/skill/completed": "cap-completed",
   "/skill/failed": "cap-failed",
   "capability-path-touched": "cap-touched",
+  "/skill/discovered": "cap-discovered",
+  "/skill/registration/decided": "cap-decided",
+  "/skill/reloaded": "cap-reloaded",
+  "/skill/reload_failed": "cap-reload-failed",
+  "/capability/reloaded": "cap-switched",
 };
 
 /** One table row; an approval's answer shows in the status column. */
 function row(event: AuditEvent): string[] {
-  const status = event.status ?? (event.answer !== undefined ? `answer:${event.answer}` : undefined);
+  const status =
+    event.status ?? event.registration ?? (event.answer !== undefined ? `answer:${event.answer}` : undefined);
   return [
     event.time,
     SHORT_TYPES[event.type] ?? event.type,
     `${event.scope.kind}:${event.scope.id}`,
     event.tool,
-    event.skill,
+    event.skill ?? event.skillId,
     event.hash8,
     event.tier,
     event.rule,
