@@ -18,19 +18,12 @@ import { PolicyTable } from "../policy/decide.js";
 import type { GrantStore } from "../policy/grants.js";
 import { configuredRule } from "../policy/rules.js";
 import type { QueueClient } from "../queue/contract.js";
-import { type QueueRunFinished, QueueRunner } from "../queue/queue-runner.js";
+import { QueueRunner } from "../queue/queue-runner.js";
 import { queueClientOf } from "../queue/queue-setup.js";
-import type { RunLimits, Runner, RunRequest, RunResult } from "../runners/contract.js";
-import { auditLimitsText, type EnforcedLimits } from "../runners/enforced-limits.js";
-import { EnvironmentStore } from "../runners/environments/environment-store.js";
-import { PackageEnvironments } from "../runners/environments/package-environments.js";
-import { LocalRunner } from "../runners/local-runner.js";
-import { observedRunner, type RunObserver } from "../runners/observed.js";
-import type { ProxyRefusal } from "../runners/proxy/index.js";
-import { type ModeRunners, RunnerRouter } from "../runners/router.js";
-import { domainProxyProvider, SandboxRunner } from "../runners/sandbox/index.js";
-import { SnapshotStore } from "../runners/snapshot.js";
-import { trustedSkills } from "../runners/trust.js";
+import type { RunLimits, Runner } from "../runners/contract.js";
+import type { PackageEnvironments } from "../runners/environments/package-environments.js";
+import type { RunObserver } from "../runners/observed.js";
+import type { ModeRunners } from "../runners/router.js";
 import { type SkillReviews, skillReviews } from "../store/reviews.js";
 import { Store } from "../store/store.js";
 import { type Approver, Broker } from "../tools/broker.js";
@@ -42,7 +35,9 @@ import { Authoring } from "./authoring.js";
 import { auditCapabilityEvents } from "./capability-audit.js";
 import { type CapabilityLoad, lazyLuaProviderFactory, loadCapabilityPlane } from "./capability-plane.js";
 import { type CatalogSetupOptions, createCatalogSetup } from "./catalog-setup.js";
+import { runAuditOf } from "./run-audit.js";
 import { scopedApprover, scopedRunner } from "./run-call-scope.js";
+import { configuredLimits, packageEnvironmentsOf, runnerOf, workspaceAudited } from "./runner-setup.js";
 
 export { withStoreSource } from "./catalog-setup.js";
 
@@ -190,70 +185,11 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
     hooks: registryHooks(registry),
     clock,
   });
-  // What a script's run adds to the audit trail belongs to the call whose script it was.
-  const runEventBase = (skill: string, call: RunRequest["call"]) => ({
-    time: new Date(clock.now()).toISOString(),
-    requestId: call?.requestId ?? "",
-    scope: call?.scope ?? { kind: "chat" as const, id: "" },
-    tool: "run_skill_script",
-    tier: "change" as const,
-    skill,
-  });
-  // A connection the proxy refused joins the audit trail of the call whose script asked for it.
-  const auditRefusal = (skill: string, refusal: ProxyRefusal, call: RunRequest["call"]): void =>
-    audit?.record({
-      type: "network-refused",
-      ...runEventBase(skill, call),
-      errorKind: refusal.reason,
-      host: refusal.host,
-      ...(refusal.port !== null ? { port: refusal.port } : {}),
-    });
-  // Which limits a sandboxed run was held to, and how: a run whose cgroup failed is on the record.
-  const auditLimits = (skill: string, limits: EnforcedLimits, call: RunRequest["call"]): void =>
-    audit?.record({
-      type: "run-limits",
-      ...runEventBase(skill, call),
-      limits: auditLimitsText(limits),
-      ...(limits.cgroup.failed === true ? { errorKind: "cgroup_failed" } : {}),
-    });
-  // What a run changed in its workspace: one event per path, so the trail names every file.
-  const auditWorkspace = (request: RunRequest, result: RunResult): void => {
-    const changes = result.workspaceChanges;
-    const workspace = request.workspace?.path;
-    if (audit === undefined || changes === undefined || workspace === undefined) return;
-    for (const change of ["created", "changed", "deleted"] as const)
-      for (const path of changes[change])
-        audit.record({
-          type: "workspace-changed",
-          ...runEventBase(request.skill, request.call),
-          workspace,
-          path,
-          change,
-        });
-    if (changes.omitted > 0 || !changes.complete)
-      audit.record({
-        type: "workspace-changed",
-        ...runEventBase(request.skill, request.call),
-        workspace,
-        errorKind: changes.omitted > 0 ? "workspace_changes_omitted" : "workspace_scan_incomplete",
-      });
-  };
-  // A queued run is one audit line with the worker's name; a caller gone by then is recorded too.
-  const auditQueued = (finished: QueueRunFinished): void =>
-    audit?.record({
-      type: "queue-run-finished",
-      ...runEventBase(finished.skill, finished.call),
-      hash8: finished.hash8,
-      status: finished.status === "cancelled" ? "interrupted" : finished.status,
-      latencyMs: finished.durationMs,
-      ...(finished.code !== undefined ? { errorKind: finished.code } : {}),
-      ...(finished.worker !== undefined ? { worker: finished.worker } : {}),
-      caller: finished.caller,
-    });
+  const runAudit = runAuditOf(audit, clock);
   const queueClient = queueClientOf(data, () => catalog.config.queue);
   const queueRunner =
     options.runner === undefined && options.runners?.queue === undefined
-      ? new QueueRunner({ client: queueClient.open, dataFolder: data, onFinished: auditQueued })
+      ? new QueueRunner({ client: queueClient.open, dataFolder: data, onFinished: runAudit.queued })
       : undefined;
   const { runner, sandbox, snapshots } = runnerOf(
     {
@@ -262,32 +198,19 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
     },
     { data, protectedFolders: [catalog.folders.data, catalog.folders.config] },
     () => catalog.config,
-    auditRefusal,
-    auditLimits,
+    runAudit.refusal,
+    runAudit.limits,
   );
-  // A run sent to (or refused for) a named server: which node, and how it ended.
-  const auditNode = (request: RunRequest, result: RunResult): void => {
-    if (result.node === undefined) return;
-    audit?.record({
-      type: "node-run",
-      ...runEventBase(request.skill, request.call),
-      hash8: request.hash.slice(0, 8),
-      node: result.node,
-      status: result.status,
-      latencyMs: result.durationMs,
-      ...(result.code !== undefined ? { errorKind: result.code } : {}),
-    });
-  };
   // Inside withRunCallScope a run also reports to its own caller (run-call-scope.ts).
   const auditedRunner = scopedRunner(
     workspaceAudited(runner, (request, result) => {
-      auditWorkspace(request, result);
-      auditNode(request, result);
+      runAudit.workspace(request, result);
+      runAudit.node(request, result);
     }),
   );
   const authoring = new Authoring({ config: () => catalog.config.notifications, logger });
   const authored = (notice: OwnerNotice): void => void authoring.report(notice);
-  const packages = packageEnvironmentsOf(data, () => catalog.config, snapshots, auditRefusal);
+  const packages = packageEnvironmentsOf(data, () => catalog.config, snapshots, runAudit.refusal);
   const capabilityEvents = new CapabilityEvents(() => new Date(clock.now()));
   if (audit !== undefined) auditCapabilityEvents(capabilityEvents, audit);
   const capabilityRegistry = new CapabilityRegistry();
@@ -376,98 +299,6 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
       // The sandbox started ahead for the next run is not needed any more.
       void sandbox?.close();
     },
-  };
-}
-
-/**
- * The runner: the one given, or the router over verified snapshots in `<data>/runs` with the
- * local runner (trust and snapshot count read from the configuration on each run), the
- * bubblewrap sandbox, and any runners given per mode (which replace these). Modes without a
- * runner (`node`, `queue` for now) are refused with a `HOST:` message.
- */
-function runnerOf(
-  options: SkillgateOptions,
-  folders: { readonly data: string; readonly protectedFolders: readonly string[] },
-  config: () => SkillgateConfig,
-  auditRefusal: (skill: string, refusal: ProxyRefusal, call: RunRequest["call"]) => void,
-  auditLimits: (skill: string, limits: EnforcedLimits, call: RunRequest["call"]) => void,
-): { runner: Runner; sandbox: SandboxRunner | undefined; snapshots: SnapshotStore } {
-  let sandbox: SandboxRunner | undefined;
-  const data = folders.data;
-  const snapshots = new SnapshotStore({ dataFolder: data, keep: () => config().runners.snapshots.keep });
-  // Read on every run: an interpreter configured in config.yaml applies from the next run.
-  const languages = {
-    configuredInterpreters: () => config().runners.interpreters,
-    protectedFolders: [data],
-  };
-  const chosen =
-    options.runner ??
-    (() => {
-      const local = new LocalRunner({
-        dataFolder: data,
-        snapshots,
-        isTrusted: trustedSkills(() => config().runners.local.trusted),
-        languages,
-      });
-      sandbox = new SandboxRunner({
-        snapshots,
-        languages,
-        proxy: domainProxyProvider({ onRefusal: auditRefusal }),
-        onLimits: auditLimits,
-      });
-      return new RunnerRouter({
-        snapshots,
-        runners: { local, sandbox, ...options.runners },
-        protectedFolders: folders.protectedFolders,
-      });
-    })();
-  return {
-    runner: options.observeRuns === undefined ? chosen : observedRunner(chosen, options.observeRuns),
-    sandbox,
-    snapshots,
-  };
-}
-
-/** `runner`, telling `onResult` about each result (the workspace's changes go to the audit log). */
-function workspaceAudited(
-  runner: Runner,
-  onResult: (request: RunRequest, result: RunResult) => void,
-): Runner {
-  return {
-    ...(runner.admit !== undefined ? { admit: (request: RunRequest) => runner.admit?.(request) } : {}),
-    run: async (request) => {
-      const result = await runner.run(request);
-      onResult(request, result);
-      return result;
-    },
-  };
-}
-
-/**
- * Skills' package environments in `<data>/environments`, with the configuration's package
- * sources, count kept and build timeout read at each use, built through the domain proxy
- * whose refusals join the audit trail.
- */
-function packageEnvironmentsOf(
-  data: string,
-  config: () => SkillgateConfig,
-  snapshots: SnapshotStore,
-  auditRefusal: (skill: string, refusal: ProxyRefusal, call: RunRequest["call"]) => void,
-): PackageEnvironments {
-  return new PackageEnvironments({
-    store: new EnvironmentStore({ dataFolder: data, keep: () => config().packages.keep }),
-    snapshots,
-    indexes: () => ({ python: config().packages.python, node: config().packages.node }),
-    proxy: domainProxyProvider({ onRefusal: auditRefusal }),
-    limits: () => ({ timeoutMs: config().packages.buildTimeoutSeconds * 1000, maxOutputBytes: 1024 * 1024 }),
-  });
-}
-
-/** The configuration's default run limits. */
-function configuredLimits(config: SkillgateConfig): RunLimits {
-  return {
-    timeoutMs: config.runners.limits.timeoutSeconds * 1000,
-    maxOutputBytes: config.runners.limits.maxOutputBytes,
   };
 }
 
