@@ -1,10 +1,9 @@
-import type { Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AGENT_ROUTES } from "../../src/nodes/protocol.js";
-import { launchBrowser, screenshotPath, type TestBrowser } from "../helpers/browser.js";
+import { screenshotPath } from "../helpers/browser.js";
 import { eventually } from "../helpers/eventually.js";
 import { ScriptedAgent } from "../nodes/controller/controller-harness.js";
-import { buildUi, signIn, startUiServer } from "./ui-harness.js";
+import { openPageSession, signIn, startUiServer } from "./ui-harness.js";
 
 /**
  * The Nodes page in a real browser (Debian's chromium through playwright-core) against a real
@@ -13,55 +12,27 @@ import { buildUi, signIn, startUiServer } from "./ui-harness.js";
  * remove it.
  */
 
-let browser: TestBrowser;
-let ui: { folder: string; remove: () => void };
-let page: Page;
-const pageErrors: string[] = [];
-
-beforeAll(async () => {
-  ui = await buildUi();
-  browser = await launchBrowser();
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  ui?.remove();
-});
-
-beforeEach(async () => {
-  await browser.context.clearCookies();
-  for (const open of browser.context.pages()) await open.close();
-  page = await browser.context.newPage();
-  pageErrors.length = 0;
-  page.on("pageerror", (error) => pageErrors.push(error.message));
-});
-
-afterEach(async (context) => {
-  if (context.task.result?.state === "fail") {
-    const name = context.task.name.replace(/[^a-z0-9]+/gi, "-").slice(0, 60);
-    await page.screenshot({ path: screenshotPath(`failed-${name}`), fullPage: true }).catch(() => {});
-  }
-});
+const session = openPageSession();
 
 describe("the Nodes page in Chromium", () => {
   it("adds a node showing its token once, shows it online with its heartbeat, syncs it and removes it", async () => {
-    const server = await startUiServer(ui.folder, { builtins: false });
-    await signIn(page, server);
-    await page.getByRole("link", { name: "Nodes" }).click();
-    await page.getByRole("heading", { name: "Nodes", level: 1 }).waitFor();
-    await page.getByText("No nodes yet.").waitFor();
+    const server = await startUiServer(session.uiFolder, { builtins: false });
+    await signIn(session.page, server);
+    await session.page.getByRole("link", { name: "Nodes" }).click();
+    await session.page.getByRole("heading", { name: "Nodes", level: 1 }).waitFor();
+    await session.page.getByText("No nodes yet.").waitFor();
 
-    await page.getByLabel("Name").fill("lab01");
-    await page.getByRole("button", { name: "Add" }).click();
-    const command = (await page.getByTestId("agent-command").textContent()) ?? "";
+    await session.page.getByLabel("Name").fill("lab01");
+    await session.page.getByRole("button", { name: "Add" }).click();
+    const command = (await session.page.getByTestId("agent-command").textContent()) ?? "";
     const match = /^skillgate node-agent --controller (\S+) --name lab01 --enrol (\S+)$/.exec(command.trim());
     expect(match?.[1]).toBe(server.origin);
     const token = match?.[2] ?? "";
-    const row = page.getByRole("row", { name: "Node lab01" });
+    const row = session.page.getByRole("row", { name: "Node lab01" });
     await expect.poll(() => row.textContent()).toContain("not enrolled");
-    await page.screenshot({ path: screenshotPath("nodes-added"), fullPage: true });
-    await page.getByRole("button", { name: "Done" }).click();
-    expect(await page.getByTestId("agent-command").count()).toBe(0);
+    await session.page.screenshot({ path: screenshotPath("nodes-added"), fullPage: true });
+    await session.page.getByRole("button", { name: "Done" }).click();
+    expect(await session.page.getByTestId("agent-command").count()).toBe(0);
 
     const enrolled = await fetch(`${server.origin}${AGENT_ROUTES.enrol}`, {
       method: "POST",
@@ -76,32 +47,32 @@ describe("the Nodes page in Chromium", () => {
     await expect.poll(() => row.textContent(), { timeout: 15_000 }).toContain("disks@cccccccc");
     expect(await row.textContent()).toContain("online");
     expect(await row.textContent()).toContain("skills, sandbox");
-    await page.screenshot({ path: screenshotPath("nodes-online"), fullPage: true });
+    await session.page.screenshot({ path: screenshotPath("nodes-online"), fullPage: true });
 
     await row.getByRole("button", { name: "Sync" }).click();
-    await page.getByText("Asked lab01 to sync.").waitFor();
+    await session.page.getByText("Asked lab01 to sync.").waitFor();
     await eventually("the agent is asked to sync", () =>
       agent.received.some((message) => message.type === "sync-skills"),
     );
 
-    page.once("dialog", (dialog) => void dialog.accept());
+    session.page.once("dialog", (dialog) => void dialog.accept());
     await row.getByRole("button", { name: "Remove" }).click();
-    await page.getByText("Removed lab01.").waitFor();
-    await page.getByText("No nodes yet.").waitFor();
+    await session.page.getByText("Removed lab01.").waitFor();
+    await session.page.getByText("No nodes yet.").waitFor();
     await eventually("the removed node's channel is closed", () => agent.closed?.code === 4002);
-    expect(pageErrors).toEqual([]);
+    expect(session.pageErrors).toEqual([]);
   });
 
   it("shows a refused name in words and adds nothing", async () => {
-    const server = await startUiServer(ui.folder, { builtins: false });
+    const server = await startUiServer(session.uiFolder, { builtins: false });
     await server.server.context.nodes?.registry.add("lab01");
-    await signIn(page, server);
-    await page.goto(`${server.origin}/#/nodes`);
-    await page.getByRole("row", { name: "Node lab01" }).waitFor();
-    await page.getByLabel("Name").fill("lab01");
-    await page.getByRole("button", { name: "Add" }).click();
-    await page.getByText(/a node named lab01 exists/).waitFor();
-    expect(await page.getByTestId("agent-command").count()).toBe(0);
+    await signIn(session.page, server);
+    await session.page.goto(`${server.origin}/#/nodes`);
+    await session.page.getByRole("row", { name: "Node lab01" }).waitFor();
+    await session.page.getByLabel("Name").fill("lab01");
+    await session.page.getByRole("button", { name: "Add" }).click();
+    await session.page.getByText(/a node named lab01 exists/).waitFor();
+    expect(await session.page.getByTestId("agent-command").count()).toBe(0);
     expect(server.server.context.nodes?.registry.list().map((node) => node.name)).toEqual(["lab01"]);
   });
 });
