@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { mkdirSync } from "node:fs";
+import { lstatSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { type Clock, systemClock } from "../../core/clock.js";
 import { readSmallFile, writeFileAtomicallySync } from "../../core/durable-fs.js";
@@ -200,10 +200,21 @@ export class NodeRegistry {
     return this.#read.value;
   }
 
+  /**
+   * The file's document; no file is the empty registry. A file that is there but cannot be
+   * read (no permission, not a regular file, over the size limit) is `nodes_registry_corrupt`,
+   * never empty: an empty read would disconnect every node and the next change would write
+   * over the owner's registry.
+   */
   #readFile(): RegistryDocument {
     const text = readSmallFile(this.file, MAX_REGISTRY_BYTES);
-    if (text === undefined) return EMPTY_REGISTRY;
-    return parseRegistry(text, this.file);
+    if (text !== undefined) return parseRegistry(text, this.file);
+    if (lstatSync(this.file, { throwIfNoEntry: false }) === undefined) return EMPTY_REGISTRY;
+    throw new NodeError(
+      "nodes_registry_corrupt",
+      `the node registry ${this.file} cannot be used: it cannot be read, is not a regular file, or is over ${MAX_REGISTRY_BYTES} bytes`,
+      { file: this.file },
+    );
   }
 
   async #change(change: (nodes: readonly NodeRecord[]) => readonly NodeRecord[]): Promise<void> {
