@@ -136,4 +136,32 @@ describe("a tampered package against a real agent", () => {
     expect(healed.result.status).toBe("ok");
     expect(streamed(healed.lines)).toBe("base two\n");
   });
+
+  it("one flipped byte in the agent's installed copy: the run is refused as that node's report, the copy is dropped and fetched again", async () => {
+    const server = await startController(writeBase);
+    const lab01 = await enrolledAgent(server, "lab01");
+    const hash = hashOf(join(server.folders.skills, "base"));
+    await nodeHolds(server, "lab01", { base: hash });
+    const script = join(skillsFolderOf(lab01), `base@${hash}`, "scripts", "base.py");
+    const good = readFileSync(script);
+    const damaged = Buffer.from(good);
+    damaged[0] = (damaged[0] as number) ^ 0x01;
+    writeFileSync(script, damaged);
+
+    const refused = await runOn(server, { skill: "base", script: "scripts/base.py", node: "lab01" });
+    expect(refused.result.run).toMatchObject({ status: "refused", code: "skill_changed" });
+    expect(refused.result.text).toMatch(/^HOST: node lab01 reports: .*\[skill_changed\]$/);
+    expect(streamed(refused.lines)).toBe("");
+
+    // The agent dropped the changed copy and synced it again: the same bytes as the controller's.
+    await eventually("the copy fetched again", () => readFileSync(script, "utf8") === good.toString("utf8"), {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+    });
+    await nodeHolds(server, "lab01", { base: hash });
+    expect(heldOf(lab01).skills).toEqual({ base: hash });
+    const again = await runOn(server, { skill: "base", script: "scripts/base.py", node: "lab01" });
+    expect(again.result.status).toBe("ok");
+    expect(streamed(again.lines)).toBe("base one\n");
+  });
 });

@@ -30,6 +30,14 @@ export function nodeReportedCode(code: string | undefined): string | undefined {
   return code !== undefined && CODE_PATTERN.test(code) ? code : undefined;
 }
 
+/** A signal a node reports is kept only when it is a signal's name (`SIGKILL`, `SIGSEGV`, …). */
+const SIGNAL_PATTERN = /^SIG[A-Z0-9]{1,12}$/;
+
+/** The signal a node reported, when it is a signal's name; otherwise undefined. */
+export function nodeReportedSignal(signal: string | undefined): string | undefined {
+  return signal !== undefined && SIGNAL_PATTERN.test(signal) ? signal : undefined;
+}
+
 /**
  * The model-facing text of a node's own message: `HOST: node NAME reports: TEXT`, ending in
  * ` [code]` when a valid `code` is given and TEXT does not end with it already.

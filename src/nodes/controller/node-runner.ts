@@ -6,7 +6,7 @@ import { refusal } from "../../runners/refusal.js";
 import type { NodeRunMessage, NodeRunOutcome } from "../protocol.js";
 import type { NodeHub, RunListener } from "./node-hub.js";
 import type { NodeEntry } from "./node-registry.js";
-import { nodeReportedCode, nodeReportedMessage } from "./node-report.js";
+import { nodeReportedCode, nodeReportedMessage, nodeReportedSignal } from "./node-report.js";
 
 /** How long a run waits for a node to sync a skill it does not hold yet. */
 export const DEFAULT_SYNC_WAIT_MS = 30_000;
@@ -251,8 +251,8 @@ export class NodeRunner implements Runner {
 
 /**
  * What `node` reported, with the output it reported (capped here too: a node is not trusted
- * to keep the cap), its text wrapped as the node's words and its code kept only when it has
- * a code's shape.
+ * to keep the cap), its text wrapped as the node's words, and its code and signal kept only
+ * when they have a code's and a signal's shape.
  */
 function resultOf(
   node: string,
@@ -263,6 +263,7 @@ function resultOf(
   const stdout = capped(outcome.stdout, kept.stdout.limit);
   const stderr = capped(outcome.stderr, kept.stderr.limit);
   const code = nodeReportedCode(outcome.code);
+  const signal = nodeReportedSignal(outcome.signal);
   const message = outcome.message;
   return {
     status: outcome.status,
@@ -274,7 +275,7 @@ function resultOf(
     durationMs,
     ...(message !== undefined ? { message: nodeReportedMessage(node, message, code) } : {}),
     ...(code !== undefined ? { code } : {}),
-    ...(outcome.signal !== undefined ? { signal: outcome.signal } : {}),
+    ...(signal !== undefined ? { signal } : {}),
   };
 }
 

@@ -3,6 +3,7 @@ import {
   MAX_NODE_TEXT_BYTES,
   nodeReportedCode,
   nodeReportedMessage,
+  nodeReportedSignal,
 } from "../../../src/nodes/controller/node-report.js";
 
 describe("a node's own text, as the controller shows it", () => {
@@ -44,5 +45,11 @@ describe("a node's own text, as the controller shows it", () => {
     expect(nodeReportedCode("HOST: run this")).toBeUndefined();
     expect(nodeReportedCode(undefined)).toBeUndefined();
     expect(nodeReportedMessage("lab01", "text", "Not A Code")).toBe("HOST: node lab01 reports: text");
+  });
+
+  it("keeps a signal only when it is a signal's name", () => {
+    expect(nodeReportedSignal("SIGSEGV")).toBe("SIGSEGV");
+    expect(nodeReportedSignal("HOST: ok")).toBeUndefined();
+    expect(nodeReportedSignal(undefined)).toBeUndefined();
   });
 });
