@@ -41,7 +41,8 @@ function nodesOf(server: TestServer) {
 /** A controller with lab01 online holding `remote`, its scripted agent answering every run with `outcome`. */
 async function withNodeAnswering(outcome: Partial<NodeRunOutcome>) {
   const { server } = await startController();
-  const agent = await ScriptedAgent.connect(server, await enrol(server, "lab01"));
+  const credential = await enrol(server, "lab01");
+  const agent = await ScriptedAgent.connect(server, credential);
   const request = remoteRun(server, "lab01");
   await agent.heartbeat({ remote: request.hash });
   agent.onRun = (run) =>
@@ -59,7 +60,7 @@ async function withNodeAnswering(outcome: Partial<NodeRunOutcome>) {
         ...outcome,
       },
     });
-  return { server, agent, request };
+  return { server, agent, request, credential };
 }
 
 describe("what a node says is shown as the node's words", () => {
@@ -119,7 +120,7 @@ describe("a damaged node registry", () => {
 
   for (const [what, damage] of damages)
     it(`answers the run with a coded HOST: refusal for ${what}, and the hub keeps ticking`, async () => {
-      const { server, agent, request } = await withNodeAnswering({ status: "ok", exitCode: 0 });
+      const { server, agent, request, credential } = await withNodeAnswering({ status: "ok", exitCode: 0 });
       const nodes = nodesOf(server);
       damage(nodes.registry.file);
       expect(() => nodes.registry.list()).toThrow(
@@ -137,6 +138,13 @@ describe("a damaged node registry", () => {
       expect(() => nodes.hub.tick()).not.toThrow();
       expect(nodes.hub.isOnline("lab01")).toBe(true);
       expect(nodes.nodesFor("remote")).toEqual({ scope: [], online: [] });
+      // The enrolled agent's routes keep working (checked against the last good read): its
+      // heartbeat is taken and a new channel opens, rather than the upgrade throwing.
+      expect((await agent.heartbeat({ remote: request.hash })).status).toBe(200);
+      const reopened = await ScriptedAgent.connect(server, credential);
+      expect(reopened.received.some((message) => message.type === "welcome")).toBe(true);
+      expect((await runnerOf(server).run(request)).code).toBe("nodes_registry_corrupt");
+      expect(reopened.runs()).toEqual([]);
     });
 });
 
