@@ -40,12 +40,21 @@ export function writeNodeSkill(
   });
 }
 
-/** The controller, with the skills `prepare` writes, no built-ins, and `configYaml` when given. */
+/**
+ * The controller, with the skills `prepare` writes, no built-ins, `configYaml` when given, and
+ * `nodeSyncWaitMs` (how long a run waits for a node to sync a skill it lacks) when given.
+ */
 export function startController(
   prepare: (folders: TestServerFolders) => void,
   configYaml?: string,
+  options: { readonly nodeSyncWaitMs?: number } = {},
 ): Promise<TestServer> {
-  return startTestServer({ prepare, builtins: false, ...(configYaml !== undefined ? { configYaml } : {}) });
+  return startTestServer({
+    prepare,
+    builtins: false,
+    ...(configYaml !== undefined ? { configYaml } : {}),
+    ...(options.nodeSyncWaitMs !== undefined ? { server: { nodeSyncWaitMs: options.nodeSyncWaitMs } } : {}),
+  });
 }
 
 /** The content hash of a skill folder on the controller. */

@@ -130,6 +130,11 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<Running
     ...(options.mode !== undefined ? { mode: options.mode } : {}),
     // The controller sees runs start and end on the channel; the beat that lists them can wait a moment.
     onRunsChanged: () => heartbeat?.changedSoon(),
+    // A dropped copy leaves the held set: say so at once, and fetch it again now.
+    onCopyDropped: () => {
+      heartbeat?.changed();
+      void sync("a changed copy was dropped");
+    },
   });
   const current = (): Heartbeat => ({
     features: features.features,

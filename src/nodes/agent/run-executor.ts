@@ -18,6 +18,11 @@ export const MAX_AGENT_OUTPUT_BYTES = 4 * 1024 * 1024;
 export interface HeldSkills {
   /** The folder of the agent's copy of `name@hash`, or undefined when it holds no such copy. */
   folderOf(name: string, hash: string): string | undefined;
+  /**
+   * Drops the held copy of `name@hash` (it no longer hashes to `hash`), so the next sync
+   * downloads it again; false when it was not held. Absent: nothing is dropped.
+   */
+  discard?(name: string, hash: string): boolean;
 }
 
 /** How scripts run on this node: in the sandbox (the default), or on the host as the agent's user. */
@@ -41,6 +46,8 @@ export interface RunExecutorOptions {
   readonly onRunsChanged?: () => void;
   /** How many request ids are remembered (default SEEN_REQUESTS_KEPT). */
   readonly seenKept?: number;
+  /** Told when a run found a held copy changed and it was dropped (the agent beats and syncs again). */
+  readonly onCopyDropped?: (skill: string, hash: string) => void;
 }
 
 /**
@@ -50,7 +57,9 @@ export interface RunExecutorOptions {
  * hold after one sync attempt is refused (`skill_not_held`); otherwise the run goes through
  * the agent's router, which hashes the copy again and runs it from a verified snapshot, with
  * the sandbox policy read from the governance keys of the copy's own SKILL.md (never from the
- * message). Output is streamed up as `run-output`, and `run-ended` carries the outcome.
+ * message). Output is streamed up as `run-output`, and `run-ended` carries the outcome. A copy
+ * the router finds changed (`skill_changed`) is dropped from the held set, so the next sync
+ * downloads it again instead of every later run being refused.
  */
 export class RunExecutor {
   readonly #options: RunExecutorOptions;
@@ -135,6 +144,7 @@ export class RunExecutor {
       this.#options.send({ type: "run-started", requestId });
       logger.info("run started", { requestId, skill: message.skill, script: message.script });
       const result = await this.#run(message, controller.signal);
+      if (result.code === "skill_changed") this.#drop(message);
       logger.info("run ended", {
         requestId,
         status: result.status,
@@ -185,6 +195,20 @@ export class RunExecutor {
         this.#options.send({ type: "run-output", requestId: message.requestId, stream, chunk }),
     };
     return await this.#options.runner.run(request);
+  }
+
+  /** Drops a held copy the router found changed on disk. */
+  #drop(message: NodeRunMessage): void {
+    const { skill, hash } = message;
+    if (this.#options.skills.discard?.(skill, hash) !== true) return;
+    this.#options.logger.warn(
+      "a held copy changed on disk and was dropped; the next sync downloads it again",
+      {
+        skill,
+        hash: hash.slice(0, 8),
+      },
+    );
+    this.#options.onCopyDropped?.(skill, hash);
   }
 
   #end(requestId: string, result: RunResult): void {

@@ -216,11 +216,19 @@ export class NodeController {
     return current + 1;
   }
 
-  /** Which (role `node`) nodes may run `skill`, and which of them are online. */
+  /**
+   * Which (role `node`) nodes may run `skill`, and which of them are online. A registry that
+   * cannot be read gives none (`list_skills` still answers; a run says why).
+   */
   nodesFor(skill: string): SkillNodes {
     const config = this.#catalog?.nodesConfig();
-    const scope = this.registry
-      .list()
+    let entries: NodeEntry[];
+    try {
+      entries = this.registry.list();
+    } catch {
+      return { scope: [], online: [] };
+    }
+    const scope = entries
       .filter(
         (entry) =>
           entry.role === "node" && (config === undefined || skillAllowedOn(config, skill, entry.name)),

@@ -203,6 +203,8 @@ export class NodeHub {
     signal?: AbortSignal,
   ): Promise<boolean> {
     if (this.holds(name, skill, hash)) return Promise.resolve(true);
+    // An aborted signal never fires again: waiting on it would last the whole timeout.
+    if (signal?.aborted === true) return Promise.resolve(false);
     return new Promise((resolve) => {
       let waiting = this.#waiters.get(name);
       if (waiting === undefined) {
@@ -284,22 +286,23 @@ export class NodeHub {
    */
   tick(): void {
     if (this.#closed) return;
-    let entries: NodeEntry[];
+    let known: Map<string, NodeEntry> | undefined;
     try {
-      entries = this.registry.list();
+      known = new Map(this.registry.list().map((entry) => [entry.name, entry]));
     } catch {
-      // A damaged registry is reported by the routes that read it; live nodes stay as they are.
-      entries = [...this.#live.keys()].map((name) => this.registry.get(name)).filter(isEntry);
+      // A damaged registry is reported by the routes (and refused by runs) that read it; this
+      // runs on a timer, so it must not throw. Live nodes stay as they are: nothing is known
+      // to be removed, and no sync request can be read.
+      known = undefined;
     }
-    const known = new Map(entries.map((entry) => [entry.name, entry]));
     for (const [name, live] of this.#live) {
-      const entry = known.get(name);
-      if (entry === undefined) {
+      const entry = known?.get(name);
+      if (known !== undefined && entry === undefined) {
         this.disconnect(name, "removed");
         continue;
       }
       if (live.channel !== undefined && !this.isOnline(name)) this.disconnect(name, "offline");
-      if (entry.syncRequestedAt !== undefined && entry.syncRequestedAt !== live.syncRequestedAt) {
+      if (entry?.syncRequestedAt !== undefined && entry.syncRequestedAt !== live.syncRequestedAt) {
         this.sync(name);
         live.syncRequestedAt = entry.syncRequestedAt;
       }
@@ -320,11 +323,20 @@ export class NodeHub {
     let live = this.#live.get(name);
     if (live === undefined) {
       live = { runs: new Map() };
-      const requested = this.registry.get(name)?.syncRequestedAt;
+      const requested = this.#syncRequestedAt(name);
       if (requested !== undefined) live.syncRequestedAt = requested;
       this.#live.set(name, live);
     }
     return live;
+  }
+
+  /** The last sync the owner asked of `name`, or undefined (also when the registry cannot be read). */
+  #syncRequestedAt(name: string): string | undefined {
+    try {
+      return this.registry.get(name)?.syncRequestedAt;
+    } catch {
+      return undefined;
+    }
   }
 
   #drop(
@@ -380,8 +392,4 @@ export class NodeHub {
       // A listener's failure is its own.
     }
   }
-}
-
-function isEntry(entry: NodeEntry | undefined): entry is NodeEntry {
-  return entry !== undefined;
 }

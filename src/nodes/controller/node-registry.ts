@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { mkdirSync } from "node:fs";
+import { lstatSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { type Clock, systemClock } from "../../core/clock.js";
 import { readSmallFile, writeFileAtomicallySync } from "../../core/durable-fs.js";
@@ -75,6 +75,8 @@ export class NodeRegistry {
   readonly file: string;
   readonly #clock: Clock;
   #read: StampedRead<RegistryDocument> | undefined;
+  /** The last document read without error, for {@link NodeRegistry.authenticate} while the file is damaged. */
+  #lastGood: RegistryDocument | undefined;
 
   constructor(options: NodeRegistryOptions) {
     this.folder = join(options.dataFolder, NODES_FOLDER);
@@ -159,12 +161,13 @@ export class NodeRegistry {
   /**
    * The enrolled node a credential belongs to, or undefined. Each digest is compared in
    * constant time, and every node is compared, so the time says nothing about which matched.
+   * Never throws: while the file is damaged it checks against the last good read (`#credentialDocument`).
    */
   authenticate(credential: string): NodeEntry | undefined {
     if (!credential.startsWith(CREDENTIAL_PREFIX) || credential.length > 200) return undefined;
     const given = digestHex(credential);
     let found: NodeRecord | undefined;
-    for (const node of this.#document().nodes)
+    for (const node of this.#credentialDocument().nodes)
       if (node.credential !== undefined && sameDigest(given, node.credential.sha256)) found = node;
     return found === undefined ? undefined : entryOf(found);
   }
@@ -197,13 +200,41 @@ export class NodeRegistry {
 
   #document(): RegistryDocument {
     this.#read = rereadIfChanged(this.file, this.#read, () => this.#readFile());
+    this.#lastGood = this.#read.value;
     return this.#read.value;
   }
 
+  /**
+   * The document credentials are checked against. Never throws: it is read on every agent
+   * request and channel upgrade, where a throw would fail the server rather than the caller.
+   * While the file is damaged, the last document this process read well is used (a damaged
+   * file cannot have removed a node: every change is refused until it is repaired, and a
+   * deleted file is the empty registry), so enrolled agents stay connected while runs are
+   * refused with `nodes_registry_corrupt`; with no good read yet, no credential is accepted.
+   */
+  #credentialDocument(): RegistryDocument {
+    try {
+      return this.#document();
+    } catch {
+      return this.#lastGood ?? EMPTY_REGISTRY;
+    }
+  }
+
+  /**
+   * The file's document; no file is the empty registry. A file that is there but cannot be
+   * read (no permission, not a regular file, over the size limit) is `nodes_registry_corrupt`,
+   * never empty: an empty read would disconnect every node and the next change would write
+   * over the owner's registry.
+   */
   #readFile(): RegistryDocument {
     const text = readSmallFile(this.file, MAX_REGISTRY_BYTES);
-    if (text === undefined) return EMPTY_REGISTRY;
-    return parseRegistry(text, this.file);
+    if (text !== undefined) return parseRegistry(text, this.file);
+    if (lstatSync(this.file, { throwIfNoEntry: false }) === undefined) return EMPTY_REGISTRY;
+    throw new NodeError(
+      "nodes_registry_corrupt",
+      `the node registry ${this.file} cannot be used: it cannot be read, is not a regular file, or is over ${MAX_REGISTRY_BYTES} bytes`,
+      { file: this.file },
+    );
   }
 
   async #change(change: (nodes: readonly NodeRecord[]) => readonly NodeRecord[]): Promise<void> {

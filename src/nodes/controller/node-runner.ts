@@ -1,9 +1,12 @@
 import { randomUUID } from "node:crypto";
+import { isSkillgateError } from "../../core/errors.js";
 import type { JsonValue } from "../../core/safe-json.js";
 import type { Runner, RunRequest, RunResult } from "../../runners/contract.js";
 import { refusal } from "../../runners/refusal.js";
 import type { NodeRunMessage, NodeRunOutcome } from "../protocol.js";
 import type { NodeHub, RunListener } from "./node-hub.js";
+import type { NodeEntry } from "./node-registry.js";
+import { nodeReportedCode, nodeReportedMessage, nodeReportedSignal } from "./node-report.js";
 
 /** How long a run waits for a node to sync a skill it does not hold yet. */
 export const DEFAULT_SYNC_WAIT_MS = 30_000;
@@ -26,7 +29,12 @@ export interface NodeRunnerOptions {
  * node runs its own verified copy of that hash. An unknown or offline node is answered at
  * once; a node that does not hold the hash yet is asked to sync, and the run waits (bounded)
  * for a heartbeat that lists it. Each run gets a fresh request id and is sent exactly once:
- * a channel that closes mid-run ends it `interrupted`, never re-sent.
+ * a channel that closes mid-run ends it `interrupted`, never re-sent; a call stopped (its
+ * signal aborted) before the run is sent ends `interrupted` (`cancelled`) and is never sent.
+ * A registry that cannot be read is a refusal (`nodes_registry_corrupt`), never a throw.
+ * What the node itself says (its refusal or end text) is wrapped as
+ * `HOST: node NAME reports: …` ({@link nodeReportedMessage}): only the controller words its
+ * own `HOST:` lines.
  */
 export class NodeRunner implements Runner {
   readonly #hub: NodeHub;
@@ -52,6 +60,7 @@ export class NodeRunner implements Runner {
     if ("refused" in target) return target.refused;
     const node = target.node;
     const did = `${request.script} of ${request.skill} did not run`;
+    if (stopped(request)) return withNode(notSent(request, node), node);
     if (!this.#hub.holds(node, request.skill, request.hash)) {
       this.#hub.sync(node);
       const held = await this.#hub.waitForHeld(
@@ -61,11 +70,7 @@ export class NodeRunner implements Runner {
         this.#syncWaitMs,
         request.signal,
       );
-      if (request.signal?.aborted === true)
-        return withNode(
-          refusal("interrupted", `the run was stopped before node ${node} held the skill; ${did}.`),
-          node,
-        );
+      if (stopped(request)) return withNode(notSent(request, node), node);
       if (!held)
         return withNode(
           refusal(
@@ -88,7 +93,9 @@ export class NodeRunner implements Runner {
           `${request.skill} runs on a named server: put the server in arguments, such as {"node": "homelab01", ...}; ${did}.`,
         ),
       };
-    const servers = this.#hub.registry.list().filter((entry) => entry.role === "node");
+    const listed = this.#servers();
+    if ("refused" in listed) return listed;
+    const servers = listed.servers;
     if (!servers.some((entry) => entry.name === named)) {
       const known = servers.map((entry) => entry.name);
       return {
@@ -123,7 +130,26 @@ export class NodeRunner implements Runner {
     return { node: named };
   }
 
+  /** The registry's named servers, or the refusal of a registry that cannot be read. */
+  #servers(): { servers: NodeEntry[] } | { refused: RunResult } {
+    try {
+      return { servers: this.#hub.registry.list().filter((entry) => entry.role === "node") };
+    } catch (error) {
+      // The file's path and the parser's words are the owner's (skillgate nodes list shows
+      // them); the model is told only that the registry is unusable.
+      const code = isSkillgateError(error) ? error.code : "nodes_registry_corrupt";
+      return {
+        refused: refusal(
+          code,
+          "the controller's node registry cannot be read, so no run can go to a node until the owner repairs it (skillgate nodes list names the problem); the script did not run.",
+        ),
+      };
+    }
+  }
+
   #send(request: RunRequest, node: string): Promise<RunResult> {
+    // Stopped before anything went out: the node never sees this run.
+    if (stopped(request)) return Promise.resolve(withNode(notSent(request, node), node));
     const { node: _target, ...scriptArguments } = request.arguments;
     const message: NodeRunMessage = {
       type: "run",
@@ -187,7 +213,8 @@ export class NodeRunner implements Runner {
           if (up.type === "run-output") {
             const forwarded = kept[up.stream === "stderr" ? "stderr" : "stdout"].add(up.chunk);
             if (forwarded !== "") request.onOutput?.(up.stream, forwarded);
-          } else if (up.type === "run-ended") finish(resultOf(up.outcome, kept, performance.now() - started));
+          } else if (up.type === "run-ended")
+            finish(resultOf(node, up.outcome, kept, performance.now() - started));
         },
         onGone: () =>
           finish(
@@ -217,20 +244,26 @@ export class NodeRunner implements Runner {
         );
       }, request.limits.timeoutMs + this.#graceMs);
       timer.unref?.();
-      if (request.signal?.aborted === true) onAbort();
-      else request.signal?.addEventListener("abort", onAbort, { once: true });
+      request.signal?.addEventListener("abort", onAbort, { once: true });
     });
   }
 }
 
-/** What the node reported, with the output it reported (capped here too: a node is not trusted to keep the cap). */
+/**
+ * What `node` reported, with the output it reported (capped here too: a node is not trusted
+ * to keep the cap), its text wrapped as the node's words, and its code and signal kept only
+ * when they have a code's and a signal's shape.
+ */
 function resultOf(
+  node: string,
   outcome: NodeRunOutcome,
   kept: { stdout: OutputKeeper; stderr: OutputKeeper },
   durationMs: number,
 ): RunResult {
   const stdout = capped(outcome.stdout, kept.stdout.limit);
   const stderr = capped(outcome.stderr, kept.stderr.limit);
+  const code = nodeReportedCode(outcome.code);
+  const signal = nodeReportedSignal(outcome.signal);
   const message = outcome.message;
   return {
     status: outcome.status,
@@ -240,9 +273,25 @@ function resultOf(
     stdoutTruncated: outcome.stdoutTruncated || stdout.cut,
     stderrTruncated: outcome.stderrTruncated || stderr.cut,
     durationMs,
-    ...(message !== undefined ? { message: message.startsWith("HOST:") ? message : `HOST: ${message}` } : {}),
-    ...(outcome.code !== undefined ? { code: outcome.code } : {}),
-    ...(outcome.signal !== undefined ? { signal: outcome.signal } : {}),
+    ...(message !== undefined ? { message: nodeReportedMessage(node, message, code) } : {}),
+    ...(code !== undefined ? { code } : {}),
+    ...(signal !== undefined ? { signal } : {}),
+  };
+}
+
+/** True once the caller stopped the call (a function, so each look reads the signal anew). */
+function stopped(request: RunRequest): boolean {
+  return request.signal?.aborted === true;
+}
+
+/** A run stopped by its caller before it was sent: `interrupted`, code `cancelled`; it never ran. */
+function notSent(request: RunRequest, node: string): RunResult {
+  return {
+    ...refusal(
+      "cancelled",
+      `the run of ${request.script} (${request.skill}) was stopped before it was sent to node ${node}; it did not run.`,
+    ),
+    status: "interrupted",
   };
 }
 

@@ -17,9 +17,18 @@ afterEach(async () => {
   for (const runner of runners.splice(0)) await runner.close();
 });
 
-/** Held copies by `name@hash`. */
-function held(copies: Record<string, string>): HeldSkills {
-  return { folderOf: (name, hash) => copies[`${name}@${hash}`] };
+/** Held copies by `name@hash`; a discarded one is no longer held, and is recorded in `dropped`. */
+function held(copies: Record<string, string>, dropped: string[] = []): HeldSkills {
+  return {
+    folderOf: (name, hash) => copies[`${name}@${hash}`],
+    discard: (name, hash) => {
+      const key = `${name}@${hash}`;
+      if (copies[key] === undefined) return false;
+      delete copies[key];
+      dropped.push(key);
+      return true;
+    },
+  };
 }
 
 function setup(
@@ -28,6 +37,9 @@ function setup(
   const tree = runnerTree();
   const agentFolder = join(tree.root, "agent");
   const sent: AgentMessage[] = [];
+  const dropped: string[] = [];
+  const told: string[] = [];
+  const copies = options.copies ?? {};
   let runner = options.runner;
   if (runner === undefined) {
     const made = createAgentRunner(agentFolder);
@@ -37,13 +49,14 @@ function setup(
   const make = (): RunExecutor =>
     new RunExecutor({
       agentFolder,
-      skills: held(options.copies ?? {}),
+      skills: held(copies, dropped),
       sync: options.sync ?? (async () => {}),
       runner: runner as Runner,
       send: (message) => sent.push(message),
       logger: silentLogger,
+      onCopyDropped: (skill, hash) => told.push(`${skill}@${hash}`),
     });
-  return { tree, agentFolder, sent, executor: make(), make };
+  return { tree, agentFolder, sent, dropped, told, executor: make(), make };
 }
 
 function runMessage(
@@ -152,12 +165,20 @@ describe("RunExecutor", () => {
     const folder = writeSkillFolder(tree.skills, "tampered", { "scripts/t.py": "print('good')\n" });
     const hash = hashOf(folder);
     writeFileSync(join(folder, "scripts/t.py"), "print('evil')\n");
-    const { executor, sent, agentFolder } = setup({ copies: { [`tampered@${hash}`]: folder } });
+    const { executor, sent, agentFolder, dropped, told } = setup({
+      copies: { [`tampered@${hash}`]: folder },
+    });
     const message = runMessage("tampered", hash, "scripts/t.py");
     await executor.handle(message);
     expect(ended(sent, message.requestId)).toMatchObject({ status: "refused", code: "skill_changed" });
     const snapshots = join(agentFolder, "runs", "snapshots");
     expect(existsSync(snapshots) ? readdirSync(snapshots) : []).toEqual([]);
+    // The changed copy leaves the held set, so the next sync fetches it again.
+    expect(dropped).toEqual([`tampered@${hash}`]);
+    expect(told).toEqual([`tampered@${hash}`]);
+    const later = runMessage("tampered", hash, "scripts/t.py");
+    await executor.handle(later);
+    expect(ended(sent, later.requestId)).toMatchObject({ status: "refused", code: "skill_not_held" });
   });
 
   it("honours cancel and the timeout", async () => {

@@ -171,4 +171,30 @@ describe("the node registry", () => {
       expect(readFileSync(file, "utf8")).toBe(text);
     },
   );
+
+  it("takes a registry that is there but cannot be read for damaged, never for empty, and writes nothing over it", async () => {
+    const { data, registry, file } = setup();
+    mkdirSync(join(data, "nodes"), { recursive: true });
+    // Over the size limit: an empty read would let the next add write a one-node file over it.
+    const big = `${" ".repeat(4 * 1024 * 1024)}{}`;
+    writeFileSync(file, big);
+    expect(() => registry.list()).toThrow(expect.objectContaining({ code: "nodes_registry_corrupt" }));
+    expect((await codeOf(registry.add("b"))).code).toBe("nodes_registry_corrupt");
+    expect(readFileSync(file, "utf8")).toBe(big);
+  });
+
+  it("never throws when checking a credential: a damaged file is checked against the last good read, or none", async () => {
+    const { data, registry, file } = setup();
+    const { token } = await registry.add("lab01");
+    const { credential } = await registry.enrol("lab01", token);
+    expect(registry.authenticate(credential)?.name).toBe("lab01");
+    writeFileSync(file, "{ not json");
+    expect(() => registry.list()).toThrow(expect.objectContaining({ code: "nodes_registry_corrupt" }));
+    // This process read the registry well before: the enrolled node is still known.
+    expect(registry.authenticate(credential)?.name).toBe("lab01");
+    expect(registry.authenticate("sgn_not-a-credential")).toBeUndefined();
+    // Another process (a restarted server) that never read it well accepts no credential.
+    const fresh = new NodeRegistry({ dataFolder: data });
+    expect(fresh.authenticate(credential)).toBeUndefined();
+  });
 });

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { resolveFolders } from "../../../core/folders.js";
+import { escapeTerminalControls } from "../../../core/terminal-text.js";
 import { type LiveStateDocument, readLiveState } from "../../../nodes/controller/live-state-file.js";
 import type { NodeState } from "../../../nodes/controller/node-hub.js";
 import { type NodeEntry, NodeRegistry } from "../../../nodes/controller/node-registry.js";
@@ -84,7 +85,7 @@ export function registerNodes(program: Command, output: CliOutput): void {
         state.role,
         !state.enrolled ? (state.locked ? "locked" : "not enrolled") : state.online ? "online" : "offline",
         state.lastHeartbeatAt ?? "never",
-        state.features.length > 0 ? state.features.join(",") : "-",
+        state.features.length > 0 ? nodeText(state.features.join(",")) : "-",
         heldText(state.skills),
         String(state.runsInFlight),
       ]);
@@ -154,8 +155,17 @@ function stateOf(entry: NodeEntry, live: LiveStateDocument | undefined): NodeSta
   };
 }
 
+/**
+ * Text a node sent (its heartbeat's features and skill names), as a table cell on a person's
+ * terminal: a compromised node must not be able to drive the terminal or break the table, so
+ * controls are shown escaped and newlines and tabs become spaces.
+ */
+function nodeText(text: string): string {
+  return escapeTerminalControls(text).replace(/[\n\t]/g, " ");
+}
+
 function heldText(skills: Readonly<Record<string, string>>): string {
-  const names = Object.entries(skills).map(([name, hash]) => `${name}@${hash.slice(0, 8)}`);
+  const names = Object.entries(skills).map(([name, hash]) => nodeText(`${name}@${hash.slice(0, 8)}`));
   if (names.length === 0) return "-";
   return names.length <= 3 ? names.join(",") : `${names.slice(0, 3).join(",")} +${names.length - 3}`;
 }
