@@ -5,7 +5,7 @@
  *
  * - bare file operations: the same file work done directly, with the same flushes: write the
  *   request (temporary file, fsync, rename, fsync the folder), rename it into a claim folder,
- *   write the response (temporary file, fsync, link, fsync the folder), read it, rename it away;
+ *   write the response (temporary file, fsync, link, fsync the folder), read it, link it as taken;
  * - a bare sandbox run: the same no-op script through the same SandboxRunner, no queue.
  *
  * The queue's own cost is (round trip - bare sandbox run), compared with the bare file
@@ -79,7 +79,8 @@ function bareFileRound(root, index, body) {
   fsyncFolder(responses);
   unlinkSync(join(claimed, `${index}.json`));
   readFileSync(join(responses, `${index}.json`));
-  renameSync(join(responses, `${index}.json`), join(finished, `${index}.json`));
+  // Taken: a hard link marks it, the answer keeps its name (the id's tombstone), as the queue does.
+  linkSync(join(responses, `${index}.json`), join(finished, `${index}.json`));
   return performance.now() - started;
 }
 

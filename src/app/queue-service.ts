@@ -50,7 +50,12 @@ export async function startQueueService(skillgate: Skillgate, logger: Logger): P
     worker,
     close: async () => {
       skillgate.queue.runner?.close();
-      await worker?.stop();
+      await worker?.stop().catch((error: unknown) => {
+        // Redis gone for good while it stopped: the worker left without it (bounded), said here.
+        logger.warn("the in-process worker stopped without its queue", {
+          error: error instanceof Error ? error.message : String(error),
+        });
+      });
       await sandbox?.close();
     },
   };

@@ -41,3 +41,23 @@ export class QueueRequestTooLargeError extends SkillgateError<{ limit: number }>
     );
   }
 }
+
+/**
+ * A worker asked to stop while its queue stayed unreachable: it left without answering what it
+ * held (the queue answers those `interrupted` once it is back). For the worker's own log, not a
+ * model: it refuses nothing to one.
+ */
+export class WorkerLeftWithoutQueueError extends SkillgateError<{
+  queue: string;
+  waitedMs: number;
+  held: number;
+}> {
+  constructor(queue: string, waitedMs: number, held: number) {
+    super(
+      "queue_unavailable",
+      `${queue} was unreachable for ${Math.round(waitedMs / 1000)} s while the worker stopped, so it left without it; ` +
+        `${held} request${held === 1 ? "" : "s"} it held stay claimed and will be answered interrupted (never run again) once the queue is back.`,
+      { queue, waitedMs, held },
+    );
+  }
+}

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isSkillgateError } from "../../src/core/errors.js";
 import { queueLayout, requestFileName } from "../../src/queue/local/layout.js";
+import { untakenAnswers } from "../../src/queue/local/local-queue-status.js";
 import { RequestSeal } from "../../src/queue/local/request-seal.js";
 import { sweepDeadWorkers } from "../../src/queue/local/worker-folders.js";
 import { eventually } from "../helpers/eventually.js";
@@ -33,7 +34,11 @@ describe("the local queue", () => {
     expect(answer.worker?.name).toBe("alpha");
     expect(answer.worker?.host.length).toBeGreaterThan(0);
     const layout = queueLayout(data);
-    expect(readdirSync(layout.responses).filter((name) => !name.startsWith("."))).toEqual([]);
+    // The answer keeps its name (a tombstone no later answer can replace), marked taken.
+    expect(untakenAnswers(layout)).toEqual([]);
+    expect(readdirSync(layout.responses).filter((name) => !name.startsWith("."))).toEqual([
+      `${request.requestId}.json`,
+    ]);
     expect(readdirSync(layout.finished)).toEqual([`ok~${request.requestId}.json`]);
     const status = await client.status();
     expect(status.counts).toEqual({ waiting: 0, active: 0, done: 1, interrupted: 0, failed: 0 });
@@ -293,6 +298,7 @@ describe("the local queue", () => {
     expect((await client.waitFor(next.requestId)).status).toBe("ok");
     // The stalled run's own answer came too late to replace the first.
     await new Promise((resolve) => setTimeout(resolve, 1200));
-    expect(readdirSync(queueLayout(data).responses).filter((name) => !name.startsWith("."))).toEqual([]);
+    expect(untakenAnswers(queueLayout(data))).toEqual([]);
+    expect((await client.status()).counts).toMatchObject({ done: 1, interrupted: 1, failed: 0 });
   });
 });

@@ -1,10 +1,10 @@
-import { type FSWatcher, mkdirSync, renameSync, unlinkSync, watch } from "node:fs";
+import { constants, copyFileSync, type FSWatcher, linkSync, mkdirSync, unlinkSync, watch } from "node:fs";
 import { join } from "node:path";
 import { FOLDER_MODE, readSmallFile, writeFileAtomicallySync } from "../../core/durable-fs.js";
-import { isSkillgateError, SkillgateError } from "../../core/errors.js";
+import { isSkillgateError } from "../../core/errors.js";
 import { parseJsonSafely } from "../../core/safe-json.js";
 import type { QueueClient, QueueRequest, QueueResponse, QueueStatus, QueueWaitOptions } from "../contract.js";
-import { QueueFullError, QueueUnavailableError } from "../queue-errors.js";
+import { QueueFullError, QueueRequestTooLargeError, QueueUnavailableError } from "../queue-errors.js";
 import {
   answerWithoutRun,
   MAX_REQUEST_BYTES,
@@ -42,14 +42,20 @@ export interface LocalQueueClientOptions {
   readonly pollMs?: number;
 }
 
-/** Answers kept in `finished/` for the counts; older ones are removed. */
+/** Taken answers kept for the counts (and as the ids' tombstones); older ones are removed. */
 const FINISHED_KEPT = 10_000;
+/**
+ * However many came after, a taken answer stays this long: its name in `responses/` is what
+ * keeps a worker judged dead from landing a second answer when its run ends (runs are bounded
+ * by their timeout, far below this).
+ */
+const ANSWER_KEPT_MS = 24 * 3600_000;
 
 /**
  * The controller's side of the local file queue (docs/queue.md, "The local backend"): a submit
  * writes `requests/<skill>~<id>.json` sealed ({@link RequestSeal}), atomically, refused past the
  * capacity; a wait watches `responses/` (with a poll as a safety net), sweeps dead workers'
- * claims while it waits, and takes the answer into `finished/`; a cancel withdraws a request
+ * claims while it waits, and takes the answer (it stays, marked in `finished/`); a cancel withdraws a request
  * still waiting, or asks its worker through `cancel/<id>`.
  */
 export class LocalQueueClient implements QueueClient {
@@ -78,11 +84,7 @@ export class LocalQueueClient implements QueueClient {
     const name = requestFileName(request.skill, request.requestId);
     const body = `${JSON.stringify({ request, seal: seal.seal(request) })}\n`;
     if (Buffer.byteLength(body, "utf8") > MAX_REQUEST_BYTES)
-      throw new SkillgateError(
-        "limit_exceeded",
-        `HOST: the request is over ${MAX_REQUEST_BYTES / 1024} KiB as JSON, more than the worker pool's queue carries; send smaller arguments.`,
-        { limit: MAX_REQUEST_BYTES },
-      );
+      throw new QueueRequestTooLargeError(MAX_REQUEST_BYTES);
     try {
       if (!writeFileAtomicallySync(join(this.layout.requests, name), body, { exclusive: true }))
         throw new QueueUnavailableError("local", `request ${request.requestId} was already queued`);
@@ -192,7 +194,11 @@ export class LocalQueueClient implements QueueClient {
     return this.#seal;
   }
 
-  /** The answer, if there is one: read, then moved to `finished/` so it is taken once. */
+  /**
+   * The answer, if there is one. It stays in `responses/` (its name there is what makes every
+   * later answer for the id lose, a swept worker's or a sweep's); the caller's taking it is
+   * marked by `finished/<status>~<id>.json`, a hard link to it, for the counts.
+   */
   #take(requestId: string): QueueResponse | undefined {
     const file = responseFile(this.layout, requestId);
     const text = readSmallFile(file, MAX_RESPONSE_BYTES);
@@ -211,13 +217,10 @@ export class LocalQueueClient implements QueueClient {
         "answer_unreadable",
         "the worker's answer could not be read, so the script may or may not have run; it will not be run again.",
       );
-    try {
-      renameSync(file, join(this.layout.finished, `${answer.status}~${requestId}.json`));
-    } catch {
-      removeQuietly(file);
+    if (markTaken(this.layout, file, answer.status, requestId)) {
+      this.#taken += 1;
+      if (this.#taken % 500 === 0) pruneFinished(this.layout, FINISHED_KEPT, ANSWER_KEPT_MS);
     }
-    this.#taken += 1;
-    if (this.#taken % 500 === 0) pruneFinished(this.layout, FINISHED_KEPT);
     return answer;
   }
 
@@ -249,6 +252,29 @@ export class LocalQueueClient implements QueueClient {
     }
     writeFileAtomicallySync(join(this.layout.cancel, requestId), "cancel\n");
     return undefined;
+  }
+}
+
+/**
+ * Marks the answer in `file` taken: `finished/<status>~<id>.json`, a hard link (a copy where
+ * links are not supported). False when it was marked before. A mark lost in a crash only
+ * counts the answer as not yet taken.
+ */
+function markTaken(layout: QueueLayout, file: string, status: string, requestId: string): boolean {
+  const mark = join(layout.finished, `${status}~${requestId}.json`);
+  try {
+    linkSync(file, mark);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") return false;
+    if (code === "ENOENT") return false;
+    try {
+      copyFileSync(file, mark, constants.COPYFILE_EXCL);
+      return true;
+    } catch {
+      return false;
+    }
   }
 }
 

@@ -2,6 +2,7 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { FOLDER_MODE, readSmallFile, writeFileAtomicallySync } from "../../core/durable-fs.js";
+import { InvalidArgumentError } from "../../core/errors.js";
 import { canonicalJson } from "../../core/hashing.js";
 import type { QueueRequest } from "../contract.js";
 
@@ -43,6 +44,18 @@ export class RequestSeal {
     if (typeof seal !== "string" || !/^[0-9a-f]{64}$/.test(seal)) return false;
     return timingSafeEqual(Buffer.from(this.seal(request), "hex"), Buffer.from(seal, "hex"));
   }
+}
+
+/**
+ * Copies the seal key to `target`, a new file (0600), for a worker on another host. Refuses an
+ * existing file (`invalid_argument`): an older copy is never silently replaced by another key.
+ */
+export function exportSealKey(keyFile: string, target: string): void {
+  const key = readSmallFile(keyFile, 256);
+  if (key === undefined || readKey(keyFile) === undefined)
+    throw new InvalidArgumentError("seal-key", `the queue's seal key ${keyFile} cannot be read`);
+  if (!writeFileAtomicallySync(target, key, { exclusive: true, mode: 0o600 }))
+    throw new InvalidArgumentError("export", `${target} exists already; choose a new file`);
 }
 
 function readKey(keyFile: string): Buffer | undefined {

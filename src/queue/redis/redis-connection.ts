@@ -139,3 +139,39 @@ function reasonOf(error: Error): string {
   const code = (error as { code?: unknown }).code;
   return typeof code === "string" ? code : error.message.slice(0, 200);
 }
+
+/** A wait that can be called off. */
+export interface CancellableWait<Value> {
+  readonly promise: Promise<Value>;
+  cancel(): void;
+}
+
+/**
+ * Resolves with `"unreachable"` once `client` has been without a connection for `boundMs` in a
+ * row (a reconnect in between starts the count again); never when `client` is undefined. Its
+ * timer keeps the process alive until it resolves or is cancelled: a stop waiting on it must
+ * not end silently.
+ */
+export function whenUnreachableFor(
+  client: Redis | undefined,
+  boundMs: number,
+): CancellableWait<"unreachable"> {
+  let timer: NodeJS.Timeout | undefined;
+  const promise = new Promise<"unreachable">((resolve) => {
+    if (client === undefined) return;
+    let since: number | undefined;
+    const stepMs = Math.max(20, Math.min(250, Math.floor(boundMs / 4)));
+    timer = setInterval(() => {
+      if (client.status === "ready") {
+        since = undefined;
+        return;
+      }
+      since ??= Date.now();
+      if (Date.now() - since >= boundMs) {
+        clearInterval(timer);
+        resolve("unreachable");
+      }
+    }, stepMs);
+  });
+  return { promise, cancel: () => clearInterval(timer) };
+}

@@ -2,9 +2,15 @@ import { hostname } from "node:os";
 import { DelayedError, type Job, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import type { ClaimedRequest, QueueResponse, QueueWorkerSource } from "../contract.js";
+import { WorkerLeftWithoutQueueError } from "../queue-errors.js";
 import { answerWithoutRun, parseQueueRequest } from "../request-shape.js";
 import { HOST_ANSWERS, writeAnswerOnce } from "./redis-answers.js";
-import { workerConnection, workerConnectionOptions } from "./redis-connection.js";
+import {
+  describeRedisUrl,
+  whenUnreachableFor,
+  workerConnection,
+  workerConnectionOptions,
+} from "./redis-connection.js";
 import type { RedisJobData, RequestSealer } from "./redis-job-data.js";
 import { RedisQueueKeys } from "./redis-queue-keys.js";
 import {
@@ -28,7 +34,15 @@ export interface RedisWorkerSourceOptions extends RedisQueueSettings {
   readonly skillRetryMs?: number;
   /** Called with errors of the connection or BullMQ that the worker rides out (logging). */
   readonly onError?: (error: Error) => void;
+  /**
+   * How long {@link RedisQueueWorkerSource.stop} rides out a Redis it cannot reach (counted
+   * while unreachable, not while runs go on) before it leaves without it. Default 10 s.
+   */
+  readonly stopWithoutRedisMs?: number;
 }
+
+/** How long a stop waits for an unreachable Redis unless told otherwise. */
+const STOP_WITHOUT_REDIS_MS = 10_000;
 
 interface Running {
   readonly abort: AbortController;
@@ -58,6 +72,7 @@ export class RedisQueueWorkerSource implements QueueWorkerSource {
   private worker: Worker<RedisJobData, string> | undefined;
   private registration: RedisWorkerRegistration | undefined;
   private slotTimer: NodeJS.Timeout | undefined;
+  private stopping: Promise<void> | undefined;
 
   constructor(private readonly options: RedisWorkerSourceOptions) {
     this.settings = resolveRedisQueueSettings(options);
@@ -125,14 +140,51 @@ export class RedisQueueWorkerSource implements QueueWorkerSource {
     worker.run().catch(onError);
   }
 
-  /** Takes no new requests, waits for the running ones to be answered, then leaves the pool. */
-  async stop(): Promise<void> {
+  /**
+   * Takes no new requests, waits for the running ones to be answered, then leaves the pool.
+   * When Redis stays unreachable for `stopWithoutRedisMs` meanwhile (gone for good: nothing
+   * could be answered or deregistered), it leaves without it and rejects with
+   * {@link WorkerLeftWithoutQueueError}: the requests it held stay claimed in Redis, and the
+   * controller's sweep or a live worker's stalled check answers them `interrupted` once Redis is
+   * back. They never run again.
+   */
+  stop(): Promise<void> {
+    this.stopping ??= this.stopBounded();
+    return this.stopping;
+  }
+
+  private async stopBounded(): Promise<void> {
+    const boundMs = this.options.stopWithoutRedisMs ?? STOP_WITHOUT_REDIS_MS;
+    const gone = whenUnreachableFor(this.commands, boundMs);
+    try {
+      const ended = await Promise.race([this.stopGracefully().then(() => "stopped" as const), gone.promise]);
+      if (ended === "stopped") return;
+      const held = this.running.size;
+      this.leaveWithoutRedis();
+      throw new WorkerLeftWithoutQueueError(describeRedisUrl(this.settings.url), boundMs, held);
+    } finally {
+      gone.cancel();
+    }
+  }
+
+  private async stopGracefully(): Promise<void> {
     await this.registration?.markStopping();
     await this.worker?.close();
     clearInterval(this.slotTimer);
     await this.registration?.remove();
     await this.subscriber?.quit().catch(() => {});
     await this.commands?.quit().catch(() => {});
+  }
+
+  /** Drops every connection without a word to Redis (it cannot be reached) and stops the runs. */
+  private leaveWithoutRedis(): void {
+    clearInterval(this.slotTimer);
+    this.registration?.halt();
+    for (const run of this.running.values()) run.abort.abort(new Error("the worker left without its queue"));
+    this.worker?.close(true).catch(() => {});
+    this.worker?.disconnect().catch(() => {});
+    this.subscriber?.disconnect();
+    this.commands?.disconnect();
   }
 
   private async process(

@@ -93,6 +93,9 @@ describe("the Redis queue backend", () => {
     expect((error as Error).message).toMatch(/^HOST: the request is over 256 KiB/);
     expect((await client.status()).counts.waiting).toBe(0);
     expect(await client.outstanding()).toEqual([]);
+    // Refused before it was accepted: the same id, smaller, is not a duplicate.
+    await client.submit({ ...big, arguments: { text: "small" } });
+    expect((await client.status()).counts.waiting).toBe(1);
   });
 
   it("refuses a submit past the bound with queue_full and a HOST: text; nothing is queued", async () => {

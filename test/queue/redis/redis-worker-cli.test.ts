@@ -88,6 +88,47 @@ describe("skillgate worker --redis and skillgate queue status on Redis", () => {
     expect((await client.status()).workers).toEqual([]);
   });
 
+  it("SIGTERM with Redis gone for good: the worker leaves after its bounded wait, saying so, exit 1", async () => {
+    requireBubblewrap();
+    const redis = await startRedis();
+    const { root, data, skills } = queueTree();
+    const config = join(root, "config");
+    mkdirSync(config, { recursive: true });
+    writeFileSync(join(config, "config.yaml"), `queue:\n  backend: redis\n  redis:\n    url: ${redis.url}\n`);
+    const { hash } = queuedSkill(data, skills, "sleepy", {
+      "scripts/sleep.mjs": "await new Promise((r) => setTimeout(r, 60_000));\n",
+    });
+    const client = testClient(redis.url, { seal: RequestSeal.open(queueLayout(data).sealKey) });
+    const worker = startCliWorker(config, data, [
+      "--redis",
+      redis.url,
+      "--name",
+      "cli-gone",
+      "--concurrency",
+      "1",
+    ]);
+    await eventually("the worker to start", () => worker.out().includes("takes requests"), {
+      timeoutMs: 30_000,
+    });
+    await client.submit(queueRequest("sleepy", hash, "scripts/sleep.mjs"));
+    await eventually("the run to start", async () => (await client.status()).counts.active === 1, {
+      timeoutMs: 30_000,
+    });
+    const exited = new Promise<number | null>((resolve) =>
+      worker.child.once("exit", (code) => resolve(code)),
+    );
+    await redis.kill();
+    worker.child.kill("SIGTERM");
+    // Without the bound this never ends (the test's timeout fails it).
+    expect(await exited).toBe(1);
+    expect(worker.out()).toContain("skillgate: worker stopped without its queue: ");
+    expect(worker.out()).toContain(
+      `redis://127.0.0.1:${redis.port} was unreachable for 10 s while the worker stopped`,
+    );
+    expect(worker.out()).toContain("1 request it held stay claimed and will be answered interrupted");
+    await client.close();
+  });
+
   it("refuses to start without the controller's seal key, naming the file", async () => {
     const redis = await startRedis();
     const { root, data } = queueTree();

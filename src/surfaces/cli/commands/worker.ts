@@ -44,7 +44,8 @@ export function registerWorker(program: Command, output: CliOutput): void {
       "after",
       "\nEach script runs in the sandbox from the skill's verified copy (hashed again before each run),\n" +
         "with no workspace and no network (or only its allowed domains through the filtering proxy).\n" +
-        "SIGTERM or SIGINT: no new requests; running ones finish and are answered. See docs/queue.md.\n",
+        "SIGTERM or SIGINT: no new requests; running ones finish and are answered. With --redis, a Redis\n" +
+        "unreachable for 10 s during the stop: the worker leaves without it (exit 1). See docs/queue.md.\n",
     )
     .action(async (flags: WorkerFlags, command: Command) => {
       const folders = resolveFolders(skillgateOptions(command));
@@ -91,10 +92,22 @@ export function registerWorker(program: Command, output: CliOutput): void {
         process.once("SIGTERM", () => resolve("SIGTERM"));
       });
       output.err(`skillgate: ${signal}: taking no new requests, finishing the running ones\n`);
-      await worker.stop();
+      let left: Error | undefined;
+      try {
+        await worker.stop();
+      } catch (error) {
+        // Redis gone for good (bounded wait): leave without it, saying what becomes of the runs.
+        left = error instanceof Error ? error : new Error(String(error));
+      }
       remote?.files.stop();
       await runner.close();
-      output.err("skillgate: worker stopped\n");
+      if (left === undefined) {
+        output.err("skillgate: worker stopped\n");
+        return;
+      }
+      output.err(`skillgate: worker stopped without its queue: ${left.message}\n`);
+      // Connections still trying to reach the queue would keep the process alive.
+      process.exit(1);
     });
 }
 
