@@ -29,7 +29,15 @@ export type AuditEventType =
   /** A capability invocation was refused, failed, timed out or was interrupted (`errorKind` says which). */
   | "/skill/failed"
   /** A capability invocation read or wrote a workspace path through the host API (`path`, `access`). */
-  | "capability-path-touched";
+  | "capability-path-touched"
+  /** A Lua skill's hot reload started a step of its sequence (`reloadStep`, `generation`). */
+  | "capability-reload-step"
+  /** A Lua skill's new generation serves (`generation`, `manifestDigest`). */
+  | "/skill/reloaded"
+  /** A Lua skill's reload ended without a switch (`reloadStep`, `errorKind`); the old generation serves. */
+  | "/skill/reload_failed"
+  /** A Lua skill's reload widens what it may do and waits for the owner (`widening`). */
+  | "capability-generation-waiting";
 
 /** How a call ended, as the audit log records it. */
 export type CallStatus =
@@ -112,6 +120,10 @@ export interface AuditEvent {
   readonly outputBytes?: number;
   /** For `capability-path-touched`: how the path was used. */
   readonly access?: "read" | "write";
+  /** For reload events: the step of the hot-reload sequence (docs/capabilities.md, "Hot reload"). */
+  readonly reloadStep?: string;
+  /** For `capability-generation-waiting`: what the switch would widen, one line each. */
+  readonly widening?: readonly string[];
 }
 
 /** The most argv items an audit line keeps. */

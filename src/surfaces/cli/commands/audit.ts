@@ -109,6 +109,10 @@ const SHORT_TYPES: Record<AuditEvent["type"], string> = {
   "/skill/completed": "cap-completed",
   "/skill/failed": "cap-failed",
   "capability-path-touched": "cap-touched",
+  "capability-reload-step": "reload-step",
+  "/skill/reloaded": "reloaded",
+  "/skill/reload_failed": "reload-failed",
+  "capability-generation-waiting": "gen-waiting",
 };
 
 /** One table row; an approval's answer shows in the status column. */
