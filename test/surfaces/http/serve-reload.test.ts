@@ -1,3 +1,4 @@
+import { rmSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterEach, describe, expect, it } from "vitest";
@@ -179,5 +180,34 @@ describe("skillgate serve reloads Lua skills by generation swap", () => {
     expect(board.action === "list" && board.generations.map((record) => [record.id, record.state])).toEqual([
       [`${ECHO_SKILL}@1`, "closed"],
     ]);
+  });
+
+  it("a skill whose first generation failed at start is served once its script is fixed", async () => {
+    let skill: ReturnType<typeof writeEchoSkill> | undefined;
+    const served = await startTestServer({
+      builtins: false,
+      prepare: (folders) => {
+        skill = writeEchoSkill(folders.config);
+        skill.writeScript("function invoke(ctx, payload) return {\n");
+      },
+    });
+    const door = await doors(served);
+    expect(door.activeGeneration()).toBeUndefined();
+    expect(recordsOf(served)).toEqual([expect.objectContaining({ number: 1, state: "rejected" })]);
+    skill?.writeScript(echoScript(7));
+    await eventually("generation 2 serves", () => door.activeGeneration() === 2, SLOW);
+    expect(await door.viaMcp(1)).toEqual({ version: 7, product: 7 });
+  });
+
+  it("a removed manifest keeps its last generation serving (manifest_removed) until a restart", async () => {
+    const { served, skill } = await servedEcho();
+    const door = await doors(served);
+    rmSync(skill.manifestPath);
+    await eventually("the reload fails", () => stateOf(served, 2) === "rejected", SLOW);
+    expect(recordsOf(served).find((record) => record.number === 2)?.detail).toMatch(/^parse_manifest: /);
+    const audit = new AuditLog({ dataFolder: served.folders.data }).query();
+    expect(audit.find((event) => event.type === "/skill/reload_failed")?.errorKind).toBe("manifest_removed");
+    expect(door.activeGeneration()).toBe(1);
+    expect(await door.viaTurn(2)).toEqual({ version: 1, product: 2 });
   });
 });
