@@ -1,6 +1,8 @@
+import { existsSync, type FSWatcher, watch } from "node:fs";
 import { CAPABILITY_SOURCE } from "../capabilities/descriptors/from-manifest.js";
 import type { GenerationRecord } from "../capabilities/generations/generation.js";
 import type { LuaSkillReloader, ReloadOutcome } from "../capabilities/generations/hot-reload.js";
+import { CapabilitySnapshot } from "../capabilities/registry.js";
 import type { Logger } from "../observe/logger.js";
 import { inspectSetupCapabilities } from "./capability-setup.js";
 import type { Skillgate } from "./skillgate.js";
@@ -20,9 +22,11 @@ import type { Skillgate } from "./skillgate.js";
  * Each reload decides the manifest again among all the candidates (the plane's inspection),
  * so a reloaded generation passes every check a first load does. The reloader builds its own
  * first generation from the files as they are now; the provider the plane built at start is
- * retired to it by the first switch. Manifests are those found at start: a manifest added
- * while the process runs is picked up by a restart, and a removed one keeps its last
- * generation serving until then (its reloader reports `manifest_removed`).
+ * retired to it by the first switch.
+ *
+ * The manifest folders that exist at start are watched too: a manifest added while the process
+ * runs gets its reloader, and a removed one leaves the index (calls in flight finish) and its
+ * reloader stops. A manifest folder created after the start needs a restart.
  *
  * wasmoon and the reload modules are imported only when there is at least one Lua manifest.
  */
@@ -41,8 +45,8 @@ export interface CapabilityReloadsOptions {
 
 /** The running reloaders of one process. */
 export interface CapabilityReloads {
-  /** The manifests reloaded, as found at start. */
-  readonly manifests: readonly string[];
+  /** The manifests reloaded now: those found at start, and those added since. */
+  manifests(): string[];
   /** Every generation the reloaders made, by skill, newest first within a skill. */
   list(): GenerationRecord[];
   /** Reloads one manifest now (as a file change would, without the debounce). */
@@ -79,8 +83,89 @@ export async function startCapabilityReloads(
     storeFolder: skillgate.storeFolder,
   };
   const inspect = () => inspectSetupCapabilities(setup);
-  const manifests = luaManifestsOf(inspect());
-  if (manifests.length === 0) return idleReloads();
+  const found = inspect();
+  const watch = options.watch !== false;
+  const folders = found.manifestFolders
+    .filter((folder) => folder.kind === "capabilities" && folder.exists)
+    .map((folder) => folder.folder);
+  if (luaManifestsOf(found).length === 0 && (!watch || folders.length === 0)) return idleReloads();
+  const reloaders = new Map<string, LuaSkillReloader>();
+  let made: Promise<(manifestPath: string) => LuaSkillReloader> | undefined;
+  const add = async (manifestPath: string): Promise<void> => {
+    made ??= reloaderMaker(skillgate, inspect, options);
+    const reloader = (await made)(manifestPath);
+    reloaders.set(manifestPath, reloader);
+    const outcome = await reloader.start({ watch });
+    if (outcome.status === "failed")
+      options.logger?.warn("Lua skill's first generation not built", {
+        manifest: manifestPath,
+        step: outcome.step,
+        code: outcome.code,
+      });
+  };
+  const remove = async (manifestPath: string): Promise<void> => {
+    const reloader = reloaders.get(manifestPath);
+    if (reloader === undefined) return;
+    reloaders.delete(manifestPath);
+    // Out of the index first, so no call is routed to a generation about to close.
+    const active = reloader.active;
+    const registry = skillgate.capabilityRegistry;
+    if (active !== undefined)
+      registry.switch(
+        new CapabilitySnapshot(
+          registry.snapshot.entries.filter((entry) => entry.provider !== active),
+          skillgate.catalog.config.capabilities,
+        ),
+      );
+    await reloader.stop();
+  };
+  await Promise.all(luaManifestsOf(found).map(add));
+  // A manifest added or removed while running: the folders' notifications, then the
+  // candidates again. Rescans run one at a time.
+  let rescans: Promise<void> = Promise.resolve();
+  const rescan = (): void => {
+    rescans = rescans.then(async () => {
+      const now = new Set(luaManifestsOf(inspect()));
+      await Promise.all([
+        ...[...now].filter((path) => !reloaders.has(path)).map(add),
+        ...[...reloaders.keys()].filter((path) => !now.has(path) && !existsSync(path)).map(remove),
+      ]);
+    });
+    rescans = rescans.catch(() => undefined);
+  };
+  const stopWatching = watch ? watchFolders(folders, options.debounceMs ?? 150, rescan) : () => undefined;
+  let closing: Promise<void> | undefined;
+  return {
+    manifests: () => [...reloaders.keys()],
+    list: () =>
+      [...reloaders.values()]
+        .flatMap((reloader) => reloader.list())
+        .sort((a, b) => a.skill.localeCompare(b.skill) || b.number - a.number),
+    reload: (manifestPath) => {
+      const reloader = reloaders.get(manifestPath);
+      if (reloader === undefined) return Promise.reject(new Error(`${manifestPath} is not reloaded here`));
+      return reloader.reload();
+    },
+    close: () => {
+      closing ??= (async () => {
+        stopWatching();
+        await rescans;
+        await Promise.all([...reloaders.values()].map((reloader) => reloader.stop()));
+      })();
+      return closing;
+    },
+  };
+}
+
+/**
+ * What makes one manifest's reloader, wired to the Skillgate: the reload modules (and with
+ * them wasmoon) are imported here, on the first Lua manifest.
+ */
+async function reloaderMaker(
+  skillgate: ReloadableSkillgate,
+  inspect: () => ReturnType<typeof inspectSetupCapabilities>,
+  options: CapabilityReloadsOptions,
+): Promise<(manifestPath: string) => LuaSkillReloader> {
   const [
     { LuaSkillReloader },
     { inspectionLoader },
@@ -107,51 +192,40 @@ export async function startCapabilityReloads(
   );
   const boardFolder = generationsFolder(skillgate.catalog.folders.data);
   const invokeAgent = pipelineInvoker(() => skillgate.capabilities);
-  const reloaders = new Map<string, LuaSkillReloader>();
-  for (const manifestPath of manifests)
-    reloaders.set(
+  return (manifestPath) =>
+    new LuaSkillReloader({
       manifestPath,
-      new LuaSkillReloader({
-        manifestPath,
-        loadManifest,
-        switchIndex,
-        publish,
-        boardFolder,
-        runtime: { invokeAgent },
-        ...(options.debounceMs !== undefined ? { debounceMs: options.debounceMs } : {}),
-        ...(options.onRecord !== undefined ? { onRecord: options.onRecord } : {}),
-      }),
-    );
-  const watch = options.watch !== false;
-  await Promise.all(
-    [...reloaders].map(async ([manifestPath, reloader]) => {
-      const outcome = await reloader.start({ watch });
-      if (outcome.status === "failed")
-        options.logger?.warn("Lua skill's first generation not built", {
-          manifest: manifestPath,
-          step: outcome.step,
-          code: outcome.code,
-        });
-    }),
-  );
-  let closing: Promise<void> | undefined;
-  return {
-    manifests,
-    list: () =>
-      [...reloaders.values()]
-        .flatMap((reloader) => reloader.list())
-        .sort((a, b) => a.skill.localeCompare(b.skill) || b.number - a.number),
-    reload: (manifestPath) => {
-      const reloader = reloaders.get(manifestPath);
-      if (reloader === undefined) return Promise.reject(new Error(`${manifestPath} is not reloaded here`));
-      return reloader.reload();
-    },
-    close: () => {
-      closing ??= Promise.all([...reloaders.values()].map((reloader) => reloader.stop())).then(
-        () => undefined,
-      );
-      return closing;
-    },
+      loadManifest,
+      switchIndex,
+      publish,
+      boardFolder,
+      runtime: { invokeAgent },
+      ...(options.debounceMs !== undefined ? { debounceMs: options.debounceMs } : {}),
+      ...(options.onRecord !== undefined ? { onRecord: options.onRecord } : {}),
+    });
+}
+
+/** `fs.watch` on each folder, `onSettled` once they have been quiet for `debounceMs`; returns what stops it. */
+function watchFolders(folders: readonly string[], debounceMs: number, onSettled: () => void): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  const changed = (): void => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = undefined;
+      onSettled();
+    }, debounceMs);
+  };
+  const watchers: FSWatcher[] = [];
+  for (const folder of folders) {
+    try {
+      watchers.push(watch(folder, changed));
+    } catch {
+      // A folder that vanished since the inspection is watched again after a restart.
+    }
+  }
+  return () => {
+    if (timer !== undefined) clearTimeout(timer);
+    for (const watcher of watchers) watcher.close();
   };
 }
 
@@ -170,7 +244,7 @@ function luaManifestsOf(inspection: ReturnType<typeof inspectSetupCapabilities>)
 /** Reloads of a process without Lua manifests: nothing to watch. */
 function idleReloads(): CapabilityReloads {
   return {
-    manifests: [],
+    manifests: () => [],
     list: () => [],
     reload: (manifestPath) => Promise.reject(new Error(`${manifestPath} is not reloaded here`)),
     close: () => Promise.resolve(),

@@ -85,6 +85,18 @@ export function writeEchoSkill(config: string) {
   return {
     manifestPath,
     scriptPath,
+    /** A second manifest beside the first (`echo-two`, serving `workflow.echo_two`) over the same script. */
+    addSecondManifest: () => {
+      const path = join(config, "capabilities", "echo-two.yaml");
+      writeFileSync(
+        path,
+        MANIFEST.replace("id: echo-skill", "id: echo-two").replace(
+          "  - workflow.echo\n",
+          "  - workflow.echo_two\n",
+        ),
+      );
+      return path;
+    },
     writeScript: (source: string) => writeFileSync(scriptPath, source),
     /** Lets the skill read the workspace: a widening reload, which waits for the owner. */
     widenToWorkspaceReads: () =>

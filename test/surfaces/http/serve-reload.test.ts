@@ -78,7 +78,7 @@ describe("skillgate serve reloads Lua skills by generation swap", () => {
     const published: ServerEvent[] = [];
     served.server.context.events.subscribe((event) => published.push(event));
     const door = await doors(served);
-    expect(served.server.context.reloads?.manifests).toEqual([skill.manifestPath]);
+    expect(served.server.context.reloads?.manifests()).toEqual([skill.manifestPath]);
     expect(await door.viaTurn(3)).toEqual({ version: 1, product: 3 });
     expect(await door.viaMcp(3)).toEqual({ version: 1, product: 3 });
     expect(recordsOf(served)).toEqual([expect.objectContaining({ id: `${ECHO_SKILL}@1`, state: "active" })]);
@@ -199,15 +199,53 @@ describe("skillgate serve reloads Lua skills by generation swap", () => {
     expect(await door.viaMcp(1)).toEqual({ version: 7, product: 7 });
   });
 
-  it("a removed manifest keeps its last generation serving (manifest_removed) until a restart", async () => {
+  it("a manifest added while serving is served; a removed one leaves the index and its reloader stops", async () => {
     const { served, skill } = await servedEcho();
-    const door = await doors(served);
+    const skillgate = served.server.context.host.skillgate;
+    const turn = skillgate.createTurn({ chatId: "reload-added" });
+    const second = skill.addSecondManifest();
+    await eventually(
+      "the added manifest serves",
+      () => skillgate.capabilityRegistry.entry("echo-two")?.provider.generation === 1,
+      SLOW,
+    );
+    expect(served.server.context.reloads?.manifests().sort()).toEqual([skill.manifestPath, second].sort());
+    const added = await turn.call("invoke_capability", {
+      capability: "workflow.echo_two",
+      payload: { n: 4 },
+    });
+    expect({ status: added.status, output: JSON.parse(added.text) }).toEqual({
+      status: "ok",
+      output: { version: 1, product: 4 },
+    });
+
     rmSync(skill.manifestPath);
-    await eventually("the reload fails", () => stateOf(served, 2) === "rejected", SLOW);
-    expect(recordsOf(served).find((record) => record.number === 2)?.detail).toMatch(/^parse_manifest: /);
-    const audit = new AuditLog({ dataFolder: served.folders.data }).query();
-    expect(audit.find((event) => event.type === "/skill/reload_failed")?.errorKind).toBe("manifest_removed");
-    expect(door.activeGeneration()).toBe(1);
-    expect(await door.viaTurn(2)).toEqual({ version: 1, product: 2 });
+    await eventually(
+      "the removed manifest left the index",
+      () => skillgate.capabilityRegistry.entry(ECHO_SKILL) === undefined,
+      SLOW,
+    );
+    await eventually(
+      "its reloader stopped",
+      () => served.server.context.reloads?.manifests().length === 1,
+      SLOW,
+    );
+    // Its last generation was drained and closed; the board on disk says so.
+    await eventually(
+      "its generation is closed on the board",
+      async () => {
+        const board = await manageGenerations(generationsFolder(served.folders.data), { action: "list" });
+        return (
+          board.action === "list" &&
+          board.generations.find((record) => record.id === `${ECHO_SKILL}@1`)?.state === "closed"
+        );
+      },
+      SLOW,
+    );
+    const gone = await turn.call("invoke_capability", { capability: ECHO_CAPABILITY, payload: { n: 1 } });
+    expect(gone.text).toMatch(/^HOST: /);
+    expect(gone.status).not.toBe("ok");
+    // The other manifest is untouched.
+    expect(skillgate.capabilityRegistry.entry("echo-two")?.provider.generation).toBe(1);
   });
 });
