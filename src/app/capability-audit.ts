@@ -2,9 +2,10 @@ import type { CapabilityEvent, CapabilityEvents } from "../capabilities/events.j
 import type { AuditEvent, AuditSink } from "../observe/events.js";
 
 /**
- * Puts the capability plane's registration and reload events on the audit log (seed 004,
- * "Observability"; docs/audit.md, "Capability events"). Invocations are not handled here:
- * the pipeline audits each call itself, with its caller's scope.
+ * Puts the capability plane's discovery and registration events on the audit log (seed 004,
+ * "Observability"; docs/audit.md, "Capability events"). Invocations and reloads are not
+ * handled here: the pipeline audits each call itself, with its caller's scope, and a
+ * reloader each of its steps (capabilities/generations/reload-audit.ts).
  *
  * A discovery or decision is written when it is new to this process or differs from the one
  * written last for the same id: a changed manifest, path, schema, priority, enabled flag or
@@ -60,7 +61,7 @@ interface AuditLine {
   readonly dedupeKey?: string;
 }
 
-/** The audit line of one capability event, or undefined for the ones the pipeline audits. */
+/** The audit line of one capability event, or undefined for the ones the pipeline and the reloaders audit. */
 export function auditLineOf(event: CapabilityEvent): AuditLine | undefined {
   const base = {
     time: event.at,
@@ -94,24 +95,6 @@ export function auditLineOf(event: CapabilityEvent): AuditLine | undefined {
       return {
         event: { type: event.name, requestId: `decided:${data.id}`, ...base, ...fields },
         dedupeKey: JSON.stringify({ ...fields, runtime: data.runtime, detail: data.detail }),
-      };
-    }
-    case "/skill/reloaded":
-    case "/skill/reload_failed":
-    case "/capability/reloaded": {
-      const data = event.data;
-      return {
-        event: {
-          type: event.name,
-          requestId: `reload:${data.id}:${data.generation}`,
-          ...base,
-          skillId: data.id,
-          generation: data.generation,
-          ...(data.manifest_digest !== undefined
-            ? { manifestDigest: data.manifest_digest.slice(0, 16) }
-            : {}),
-          ...(data.error_kind !== undefined ? { errorKind: data.error_kind } : {}),
-        },
       };
     }
     default:

@@ -124,6 +124,8 @@ export interface Skillgate {
   readonly capabilityEvents: CapabilityEvents;
   /** The registered providers; switched whole by {@link loadCapabilities} (and a Lua reload). */
   readonly capabilityRegistry: CapabilityRegistry;
+  /** Where this Skillgate's audit events go (none when the options said `false`): hot reload writes there too. */
+  readonly audit: AuditSink | undefined;
   /**
    * Discovers and decides the capabilities, builds their providers and switches the registry
    * (app/capability-plane.ts). The bootstrap calls it once; call it again after a change.
@@ -246,6 +248,7 @@ export function createSkillgate(options: SkillgateOptions = {}): Skillgate {
     capabilities,
     capabilityEvents,
     capabilityRegistry,
+    audit,
     loadCapabilities: () =>
       loadCapabilityPlane({
         setup: { catalog, extensions, storeFolder },

@@ -4,7 +4,8 @@ import type { RegistrationReason, RegistrationStatus, RuntimeMode, SkillKind } f
  * The capability plane's events (seed 004, "Observability"), one emitter for all of them:
  * discovery publishes `/skill/discovered` and `/skill/registration/decided`; the invocation
  * pipeline `/skill/invoked`, `/skill/completed`, `/skill/failed`; hot reload
- * `/skill/reloaded`, `/skill/reload_failed` and `/capability/reloaded`. Whoever wires the
+ * `/skill/reloaded`, `/skill/reload_failed` and `/capability/reloaded`, with each step
+ * (`/skill/reload/step`) and a switch left to the owner (`/skill/generation/waiting`). Whoever wires the
  * app forwards them to the audit log and the server's `/api/events` stream; a listener that
  * throws is ignored (an observer must never break what it observes).
  */
@@ -59,6 +60,24 @@ export interface ReloadEvent {
   readonly manifest_digest?: string;
   readonly error_kind?: string;
   readonly message?: string;
+  /** For `/skill/reload_failed`: the step of the sequence that failed. */
+  readonly step?: string;
+}
+
+/** What `/skill/reload/step` carries: one step of a reload, as it starts. */
+export interface ReloadStepEvent {
+  readonly id: string;
+  readonly generation: number;
+  readonly step: string;
+  /** For `debounce`: how long the burst of file changes was waited out. */
+  readonly waited_ms?: number;
+}
+
+/** What `/skill/generation/waiting` carries: a switch that waits for the owner, and why. */
+export interface GenerationWaitingEvent {
+  readonly id: string;
+  readonly generation: number;
+  readonly widening: readonly string[];
 }
 
 /** Each event name and its data. */
@@ -71,6 +90,8 @@ export interface CapabilityEventMap {
   readonly "/skill/reloaded": ReloadEvent;
   readonly "/skill/reload_failed": ReloadEvent;
   readonly "/capability/reloaded": ReloadEvent;
+  readonly "/skill/reload/step": ReloadStepEvent;
+  readonly "/skill/generation/waiting": GenerationWaitingEvent;
 }
 
 /** Every event name. */
@@ -86,6 +107,8 @@ export const CAPABILITY_EVENT_NAMES: readonly CapabilityEventName[] = [
   "/skill/reloaded",
   "/skill/reload_failed",
   "/capability/reloaded",
+  "/skill/reload/step",
+  "/skill/generation/waiting",
 ];
 
 /** One event as listeners receive it. */

@@ -49,6 +49,8 @@ export const AUDIT_FIELDS = [
   "source",
   "registration",
   "reasons",
+  "reloadStep",
+  "widening",
 ] as const satisfies readonly (keyof AuditEvent)[];
 
 /** The fields written as whole numbers. */
@@ -59,6 +61,9 @@ const NUMBER_FIELDS: ReadonlySet<string> = new Set([
   "inputBytes",
   "outputBytes",
 ]);
+
+/** The fields written as lists of text (each item cut like a text field, at most {@link MAX_AUDIT_ARGV_ITEMS}). */
+const LIST_FIELDS: ReadonlySet<string> = new Set(["argv", "widening"]);
 
 /** The longest text field written, in UTF-16 units; longer values are cut (ids and names are short). */
 export const MAX_AUDIT_FIELD_CHARS = 256;
@@ -81,9 +86,9 @@ export function serialiseAuditEvent(event: AuditEvent): string {
       };
     } else if (NUMBER_FIELDS.has(field)) {
       if (typeof value === "number" && Number.isFinite(value)) line[field] = Math.round(value);
-    } else if (field === "argv") {
+    } else if (LIST_FIELDS.has(field)) {
       if (Array.isArray(value))
-        line.argv = value
+        line[field] = value
           .slice(0, MAX_AUDIT_ARGV_ITEMS)
           .map((item: unknown) => (typeof item === "string" ? clip(item) : ""));
     } else if (typeof value === "string") {
@@ -136,8 +141,8 @@ function parseEvent(line: string): AuditEvent | undefined {
     if (field === "scope") event.scope = { kind: scope.kind, id: scope.id };
     else if (NUMBER_FIELDS.has(field)) {
       if (typeof value === "number") event[field] = value;
-    } else if (field === "argv") {
-      if (Array.isArray(value) && value.every((item) => typeof item === "string")) event.argv = value;
+    } else if (LIST_FIELDS.has(field)) {
+      if (Array.isArray(value) && value.every((item) => typeof item === "string")) event[field] = value;
     } else if (typeof value === "string") event[field] = value;
   }
   return event as unknown as AuditEvent;

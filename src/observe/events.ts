@@ -34,12 +34,14 @@ export type AuditEventType =
   | "/skill/discovered"
   /** A descriptor's registration was decided (`skillId`, `registration`, `reasons`, `runtimeGate`). */
   | "/skill/registration/decided"
-  /** A Lua skill's new generation is serving (`skillId`, `generation`, `manifestDigest`). */
+  /** A Lua skill's hot reload started a step of its sequence (`reloadStep`, `generation`). */
+  | "capability-reload-step"
+  /** A Lua skill's new generation serves (`generation`, `manifestDigest`). */
   | "/skill/reloaded"
-  /** A reload failed and the old generation kept serving (`skillId`, `generation`, `errorKind`). */
+  /** A Lua skill's reload ended without a switch (`reloadStep`, `errorKind`); the old generation serves. */
   | "/skill/reload_failed"
-  /** The capability index was switched to a reloaded generation (`skillId`, `generation`). */
-  | "/capability/reloaded";
+  /** A Lua skill's reload widens what it may do and waits for the owner (`widening`). */
+  | "capability-generation-waiting";
 
 /** How a call ended, as the audit log records it. */
 export type CallStatus =
@@ -128,6 +130,10 @@ export interface AuditEvent {
   readonly registration?: string;
   /** For `/skill/registration/decided`: the decision's reason codes, comma-separated, the deciding one first. */
   readonly reasons?: string;
+  /** For reload events: the step of the hot-reload sequence (docs/capabilities.md, "Hot reload"). */
+  readonly reloadStep?: string;
+  /** For `capability-generation-waiting`: what the switch would widen, one line each. */
+  readonly widening?: readonly string[];
 }
 
 /** The most argv items an audit line keeps. */

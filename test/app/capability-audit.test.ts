@@ -82,18 +82,11 @@ describe("the capability plane's registration events on the audit log", () => {
     expect(found.map((event) => event.skillId)).toEqual(["code-review-skill"]);
   });
 
-  it("writes every reload event, and leaves invocations to the pipeline", () => {
+  it("leaves invocations to the pipeline and reloads to the reloaders", () => {
     const events = new CapabilityEvents(() => new Date("2026-01-02T03:04:05.000Z"));
     const lines: AuditEvent[] = [];
     const stop = auditCapabilityEvents(events, { record: (event) => void lines.push(event) });
-    events.emit("/skill/reload_failed", {
-      id: "config-lint-skill",
-      generation: 3,
-      manifest_digest: "ab".repeat(32),
-      error_kind: "lua_syntax",
-      message: "a message is never written",
-    });
-    events.emit("/capability/reloaded", { id: "config-lint-skill", generation: 4, previous_generation: 2 });
+    events.emit("/skill/reload_failed", { id: "config-lint-skill", generation: 3, error_kind: "lua_syntax" });
     events.emit("/skill/completed", {
       request_id: "r1",
       trace_id: "t1",
@@ -106,30 +99,36 @@ describe("the capability plane's registration events on the audit log", () => {
       generation: 4,
       manifest_digest: "",
     });
+    expect(lines).toEqual([]);
+    events.emit("/skill/registration/decided", {
+      id: "config-lint-skill",
+      status: "registered",
+      reasons: ["registered"],
+      runtime: "normal",
+      registered_to: ["normal"],
+      detail: "registered",
+    });
     stop();
-    events.emit("/capability/reloaded", { id: "config-lint-skill", generation: 5 });
+    events.emit("/skill/registration/decided", {
+      id: "other",
+      status: "registered",
+      reasons: ["registered"],
+      runtime: "normal",
+      registered_to: ["normal"],
+      detail: "registered",
+    });
     expect(lines).toEqual([
       {
-        type: "/skill/reload_failed",
+        type: "/skill/registration/decided",
         time: "2026-01-02T03:04:05.000Z",
-        requestId: "reload:config-lint-skill:3",
+        requestId: "decided:config-lint-skill",
         scope: { kind: "job", id: "capability-plane" },
         tool: "capability-plane",
         tier: "read",
         skillId: "config-lint-skill",
-        generation: 3,
-        manifestDigest: "abababababababab",
-        errorKind: "lua_syntax",
-      },
-      {
-        type: "/capability/reloaded",
-        time: "2026-01-02T03:04:05.000Z",
-        requestId: "reload:config-lint-skill:4",
-        scope: { kind: "job", id: "capability-plane" },
-        tool: "capability-plane",
-        tier: "read",
-        skillId: "config-lint-skill",
-        generation: 4,
+        registration: "registered",
+        reasons: "registered",
+        runtimeGate: "normal",
       },
     ]);
   });

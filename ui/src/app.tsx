@@ -7,6 +7,7 @@ import { AsksPage } from "./pages/asks-page.js";
 import { AuditPage } from "./pages/audit-page.js";
 import { ChatsPage, TranscriptPage } from "./pages/chats-page.js";
 import { EditorPage } from "./pages/editor-page.js";
+import { GenerationsPage } from "./pages/generations-page.js";
 import { ImportPage } from "./pages/import-page.js";
 import { LoginPage } from "./pages/login-page.js";
 import { NodesPage } from "./pages/nodes-page.js";
@@ -52,6 +53,8 @@ function PageOf(props: { readonly route: Route }): ReactNode {
       return <NodesPage />;
     case "queue":
       return <QueuePage />;
+    case "generations":
+      return <GenerationsPage />;
     case "not-found":
       return (
         <section>
@@ -78,6 +81,7 @@ const NAV: readonly {
   { href: "#/import", label: "Import", pages: ["import"] },
   { href: "#/nodes", label: "Nodes", pages: ["nodes"] },
   { href: "#/queue", label: "Queue", pages: ["queue"] },
+  { href: "#/generations", label: "Generations", pages: ["generations"] },
 ];
 
 /** The header: navigation with the Needs review count and the asks waiting, kept live. */

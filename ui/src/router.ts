@@ -19,6 +19,7 @@ export type Route =
   | { readonly page: "import" }
   | { readonly page: "nodes" }
   | { readonly page: "queue" }
+  | { readonly page: "generations" }
   | { readonly page: "not-found"; readonly hash: string };
 
 /** Decodes a segment; a malformed escape is kept as written. */
@@ -63,6 +64,7 @@ export function parseRoute(hash: string): Route {
   if (first === "import" && second === undefined) return { page: "import" };
   if (first === "nodes" && second === undefined) return { page: "nodes" };
   if (first === "queue" && second === undefined) return { page: "queue" };
+  if (first === "generations" && second === undefined) return { page: "generations" };
   return { page: "not-found", hash };
 }
 

@@ -25,6 +25,7 @@ describe("parseRoute", () => {
     ["#/audit?skill=x&chat=y", { page: "audit", skill: "x", chat: "y" }],
     ["#/import", { page: "import" }],
     ["#/queue", { page: "queue" }],
+    ["#/generations", { page: "generations" }],
     ["#/skills/a/b", { page: "not-found", hash: "#/skills/a/b" }],
     ["#/nowhere", { page: "not-found", hash: "#/nowhere" }],
     ["#/skills/%E0%A4%A", { page: "skill", name: "%E0%A4%A" }],

@@ -82,8 +82,9 @@ export async function readGenerations(folder: string): Promise<GenerationRecord[
 export async function manageGenerations(
   folder: string,
   request: GenerationsRequest,
+  live?: readonly GenerationRecord[],
 ): Promise<GenerationsResponse> {
-  const generations = await readGenerations(folder);
+  const generations = withLiveRecords(await readGenerations(folder), live);
   if (request.action === "list") return { action: "list", generations };
   const generation = generations.find((record) => record.id === request.id);
   if (generation === undefined)
@@ -101,12 +102,30 @@ export async function manageGenerations(
 }
 
 /**
- * Calls `onAnswer` for each answer file, now and as they arrive (fs.watch); each is removed
- * once handed over. Returns what stops watching.
+ * The board's records with those of the skills in `live` (the reloaders of the asking process,
+ * which know their state before the board's file is rewritten) in their place.
+ */
+function withLiveRecords(
+  board: readonly GenerationRecord[],
+  live: readonly GenerationRecord[] | undefined,
+): GenerationRecord[] {
+  if (live === undefined || live.length === 0) return [...board];
+  const skills = new Set(live.map((record) => record.skill));
+  return [...board.filter((record) => !skills.has(record.skill)), ...live].sort(
+    (a, b) => a.skill.localeCompare(b.skill) || b.number - a.number,
+  );
+}
+
+/**
+ * Calls `onAnswer` for each answer file `accepts` takes, now and as they arrive (fs.watch);
+ * each is removed once handed over. Answers it does not take are left for another watcher
+ * (several reloaders of one process share the folder, each taking its own skill's). Returns
+ * what stops watching.
  */
 export async function watchGenerationAnswers(
   folder: string,
   onAnswer: (answer: GenerationAnswer) => void,
+  accepts: (answer: GenerationAnswer) => boolean = () => true,
 ): Promise<() => void> {
   const answers = join(folder, "answers");
   await mkdir(answers, { recursive: true, mode: 0o700 });
@@ -119,9 +138,11 @@ export async function watchGenerationAnswers(
         const path = join(answers, name);
         try {
           const parsed = parseJsonSafely(await readFile(path, "utf8")) as unknown as GenerationAnswer;
+          const wellFormed =
+            typeof parsed.id === "string" && (parsed.answer === "approve" || parsed.answer === "reject");
+          if (wellFormed && !accepts(parsed)) continue;
           await rm(path, { force: true });
-          if (typeof parsed.id === "string" && (parsed.answer === "approve" || parsed.answer === "reject"))
-            onAnswer(parsed);
+          if (wellFormed) onAnswer(parsed);
         } catch {
           // Half-written answers do not exist (atomic writes); anything else unreadable is skipped.
         }

@@ -3,8 +3,9 @@ import { basename } from "node:path";
 import { LuaCapabilityProvider } from "../lua/lua-provider.js";
 import { LuaRuntime, type LuaRuntimeOptions } from "../lua/lua-runtime.js";
 import type { InvocationContext } from "../types.js";
+import { BoardWriter } from "./board-writer.js";
 import { type GenerationRecord, type GenerationState, wideningOf } from "./generation.js";
-import { publishGenerations, watchGenerationAnswers } from "./generation-board.js";
+import { watchGenerationAnswers } from "./generation-board.js";
 import type { LoadedLuaManifest, LuaManifestLoader } from "./lua-manifest-loader.js";
 import type { CapabilityIndexSwitch, GenerationEvent, ReloadStep } from "./reload-events.js";
 import { DebouncedFileWatch } from "./reload-watch.js";
@@ -41,6 +42,8 @@ export interface LuaSkillReloaderOptions {
   readonly runtime?: Pick<LuaRuntimeOptions, "memoryLimitBytes" | "instructionLimit" | "invokeAgent" | "log">;
   /** The generation board's folder: records are written there, answers read from there. */
   readonly boardFolder?: string;
+  /** Told each time a generation's record changes (built, waiting, active, draining, closed, rejected). */
+  readonly onRecord?: (record: GenerationRecord) => void;
 }
 
 /** How one reload ended. */
@@ -75,12 +78,14 @@ export class LuaSkillReloader {
   #stopAnswers: (() => void) | undefined;
   #stopped = false;
   #skill: string;
-  #boardWrites: Promise<void> = Promise.resolve();
-  #boardQueued: GenerationRecord[] | undefined;
+  readonly #board: BoardWriter | undefined;
+  /** The files of the last manifest that parsed: watched while no generation is active. */
+  #lastWatched: readonly string[] | undefined;
 
   constructor(options: LuaSkillReloaderOptions) {
     this.#options = options;
     this.#skill = basename(options.manifestPath);
+    this.#board = options.boardFolder === undefined ? undefined : new BoardWriter(options.boardFolder);
     this.#watch = new DebouncedFileWatch(options.debounceMs ?? DEFAULT_RELOAD_DEBOUNCE_MS, (waitedMs) => {
       if (this.#stopped) return;
       void this.reload(waitedMs).then(() => {
@@ -94,11 +99,15 @@ export class LuaSkillReloader {
     const outcome = await this.reload();
     if (options.watch !== false) this.#watchFiles();
     if (this.#options.boardFolder !== undefined) {
-      this.#stopAnswers = await watchGenerationAnswers(this.#options.boardFolder, (answer) => {
-        void (answer.answer === "approve" ? this.approve(answer.id) : this.reject(answer.id)).catch(
-          () => undefined,
-        );
-      });
+      this.#stopAnswers = await watchGenerationAnswers(
+        this.#options.boardFolder,
+        (answer) => {
+          void (answer.answer === "approve" ? this.approve(answer.id) : this.reject(answer.id)).catch(
+            () => undefined,
+          );
+        },
+        (answer) => answer.id.startsWith(`${this.#skill}@`),
+      );
     }
     return outcome;
   }
@@ -154,6 +163,7 @@ export class LuaSkillReloader {
       return fail(codeOf(error, "invalid_manifest"), (error as Error).message);
     }
     this.#skill = manifest.descriptor.id;
+    this.#lastWatched = manifest.watchedFiles;
     current = "validate";
     step(current);
     if (manifest.descriptor.capabilities.length === 0)
@@ -343,19 +353,12 @@ export class LuaSkillReloader {
       ...(detail === undefined ? {} : { detail }),
     };
     this.#records.set(number, record);
-    const folder = this.#options.boardFolder;
-    if (folder === undefined) return;
-    // One write at a time, and only the newest list: the board never ends on an older list,
-    // and a slow disk (each write is flushed) does not queue one write per step.
-    const queued = this.#boardQueued;
-    this.#boardQueued = this.list();
-    if (queued !== undefined) return;
-    const skill = this.#skill;
-    this.#boardWrites = this.#boardWrites.then(async () => {
-      const records = this.#boardQueued;
-      this.#boardQueued = undefined;
-      if (records !== undefined) await publishGenerations(folder, skill, records).catch(() => undefined);
-    });
+    this.#board?.write(this.#skill, this.list());
+    try {
+      this.#options.onRecord?.(record);
+    } catch {
+      // A listener's failure is its own; the reload goes on.
+    }
   }
 
   #publish(event: GenerationEvent): void {
@@ -367,7 +370,10 @@ export class LuaSkillReloader {
   }
 
   #watchFiles(): void {
-    this.#watch.watch(this.#active?.manifest.watchedFiles ?? [this.#options.manifestPath]);
+    // With nothing active (a first load that failed), the files of the last manifest that
+    // parsed are watched too, so fixing the script is seen without a restart.
+    const files = this.#active?.manifest.watchedFiles ?? this.#lastWatched ?? [];
+    this.#watch.watch([...new Set([this.#options.manifestPath, ...files])]);
   }
 
   /** Stops watching, waits for draining generations, closes every state. */
@@ -384,7 +390,7 @@ export class LuaSkillReloader {
       await active.provider.retire(undefined);
       this.#record(active.provider.generation, "closed", active.manifest.descriptor.manifestDigest, []);
     }
-    await this.#boardWrites;
+    await this.#board?.settled();
   }
 }
 

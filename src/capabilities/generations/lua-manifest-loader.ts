@@ -1,7 +1,8 @@
+import { existsSync, realpathSync } from "node:fs";
 import type { CapabilitiesConfig } from "../../config/capabilities-config.js";
 import { DEFAULT_CAPABILITIES_CONFIG } from "../../config/capabilities-config.js";
-import { decideRegistration } from "../decide.js";
-import { candidateFromLuaFile } from "../descriptors/from-manifest.js";
+import { type CapabilityDecision, decideRegistration } from "../decide.js";
+import { CAPABILITY_SOURCE, candidateFromLuaFile } from "../descriptors/from-manifest.js";
 import { catalogSource } from "../descriptors/from-skill.js";
 import type { LuaSkillEntry } from "../lua/lua-provider.js";
 import type { PathContext } from "../manifests/manifest-paths.js";
@@ -51,7 +52,7 @@ export interface LuaManifestLoaderOptions {
   readonly runtime?: RuntimeMode;
 }
 
-/** The loader over the descriptor layer. */
+/** The loader over the descriptor layer, for one manifest alone. */
 export function luaManifestLoader(options: LuaManifestLoaderOptions): LuaManifestLoader {
   return async (manifestPath) => {
     const candidate = candidateFromLuaFile(manifestPath, {
@@ -64,31 +65,69 @@ export function luaManifestLoader(options: LuaManifestLoaderOptions): LuaManifes
       runtime: options.runtime ?? "normal",
       config: options.config ?? DEFAULT_CAPABILITIES_CONFIG,
     });
-    const descriptor = decided?.descriptor;
-    const permissions = decided?.permissions?.effective;
-    const entry = descriptor?.entry;
-    if (decided === undefined || !decided.providable || descriptor === undefined || permissions === undefined)
-      throw new LuaManifestProblem(
-        decided?.decision.reasons[0] ?? "invalid_manifest",
-        decided?.decision.detail ?? `${manifestPath} cannot be read`,
-      );
-    if (entry?.type !== "lua")
-      throw new LuaManifestProblem("invalid_manifest", `${manifestPath} is not a Lua skill`);
-    const schemaFiles = [descriptor.inputSchema, descriptor.outputSchema].flatMap((reference) =>
-      reference?.kind === "file" ? [reference.path] : [],
+    return loadedFromDecision(decided, manifestPath);
+  };
+}
+
+/**
+ * The loader over a whole inspection (every manifest and skill discovered and decided again,
+ * as the capability plane does at start): the manifest's own decision among all of them, so a
+ * reload sees what a first load sees, an id another manifest already holds included. A manifest
+ * no longer among the candidates (the file was removed) is `manifest_removed`.
+ */
+export function inspectionLoader(
+  inspect: () => { readonly decisions: readonly CapabilityDecision[] },
+): LuaManifestLoader {
+  return async (manifestPath) => {
+    const wanted = canonicalOf(manifestPath);
+    const decided = inspect().decisions.find(
+      (item) =>
+        item.candidate.source === CAPABILITY_SOURCE &&
+        (item.candidate.location === manifestPath || canonicalOf(item.candidate.location) === wanted),
     );
-    return {
-      descriptor,
-      permissions,
-      scriptPath: entry.script,
-      entry: {
-        entry: entry.entry,
-        ...(entry.healthCheck === undefined ? {} : { healthCheck: entry.healthCheck }),
-      },
-      transport: "lua_skill",
-      capabilities: decided.capabilities,
-      runtimes: decided.decision.registeredTo ?? [],
-      watchedFiles: [descriptor.manifestPath ?? manifestPath, entry.script, ...schemaFiles],
-    };
+    if (decided === undefined || !existsSync(manifestPath))
+      throw new LuaManifestProblem("manifest_removed", `${manifestPath} is no longer a capability manifest`);
+    return loadedFromDecision(decided, manifestPath);
+  };
+}
+
+function canonicalOf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/** A decision as a generation's manifest; throws {@link LuaManifestProblem} when it may not become one. */
+export function loadedFromDecision(
+  decided: CapabilityDecision | undefined,
+  manifestPath: string,
+): LoadedLuaManifest {
+  const descriptor = decided?.descriptor;
+  const permissions = decided?.permissions?.effective;
+  const entry = descriptor?.entry;
+  if (decided === undefined || !decided.providable || descriptor === undefined || permissions === undefined)
+    throw new LuaManifestProblem(
+      decided?.decision.reasons[0] ?? "invalid_manifest",
+      decided?.decision.detail ?? `${manifestPath} cannot be read`,
+    );
+  if (entry?.type !== "lua")
+    throw new LuaManifestProblem("invalid_manifest", `${manifestPath} is not a Lua skill`);
+  const schemaFiles = [descriptor.inputSchema, descriptor.outputSchema].flatMap((reference) =>
+    reference?.kind === "file" ? [reference.path] : [],
+  );
+  return {
+    descriptor,
+    permissions,
+    scriptPath: entry.script,
+    entry: {
+      entry: entry.entry,
+      ...(entry.healthCheck === undefined ? {} : { healthCheck: entry.healthCheck }),
+    },
+    transport: "lua_skill",
+    capabilities: decided.capabilities,
+    runtimes: decided.decision.registeredTo ?? [],
+    watchedFiles: [descriptor.manifestPath ?? manifestPath, entry.script, ...schemaFiles],
   };
 }

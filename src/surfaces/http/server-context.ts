@@ -1,3 +1,4 @@
+import type { CapabilityReloads } from "../../app/capability-reloads.js";
 import type { NodeController } from "../../nodes/controller/node-controller.js";
 import type { Logger } from "../../observe/logger.js";
 import type { Store } from "../../store/store.js";
@@ -21,4 +22,6 @@ export interface ServerContext {
   readonly logger: Logger;
   /** Named servers: the registry, the live hub and the manifests (docs/nodes.md); absent in route tests without nodes. */
   readonly nodes?: NodeController;
+  /** The Lua skills' reloaders of this process (docs/capabilities.md, "Hot reload"); absent in route tests without them. */
+  readonly reloads?: CapabilityReloads;
 }

@@ -16,6 +16,8 @@ export type ServerEvent =
   | { readonly type: "call-finished"; readonly chat: string; readonly tool: string; readonly status: string }
   /** A node was added, removed, or its live state moved (online, offline, a heartbeat, a run). */
   | { readonly type: "node-changed"; readonly name: string }
+  /** A Lua skill's generation changed state (built, waiting for approval, active, draining, closed, rejected). */
+  | { readonly type: "generation-changed"; readonly name: string; readonly id: string }
   /**
    * An event of the capability plane (docs/capabilities.md, "Observability"): `name` is
    * `/skill/discovered`, `/skill/registration/decided`, `/skill/invoked`, `/skill/completed`,

@@ -1,6 +1,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { getRequestListener } from "@hono/node-server";
+import { type CapabilityReloads, startCapabilityReloads } from "../../app/capability-reloads.js";
 import { type QueueService, startQueueService } from "../../app/queue-service.js";
 import { InvalidArgumentError } from "../../core/errors.js";
 import { resolveFolders } from "../../core/folders.js";
@@ -158,13 +159,12 @@ async function listen(
         expiryMs: catalog.config.nodes.manifestTtlSeconds * 1000,
       }),
   );
-  const context: ServerContext = { host, store, events, logger, nodes };
   const queue: QueueService | undefined =
     options.queue === false ? undefined : await startQueueService(host.skillgate, logger);
   // The capability plane's events reach /api/events too: discovery, decisions, invocations
   // (who called what, and how it ended; never a payload) and reloads.
   const unsubscribeCapabilities = host.skillgate.capabilityEvents.on((event) =>
-    context.events.publish({ type: "capability-event", name: event.name, at: event.at, data: event.data }),
+    events.publish({ type: "capability-event", name: event.name, at: event.at, data: event.data }),
   );
   const requests = new InFlight();
   let handle: ReturnType<typeof getRequestListener> | undefined;
@@ -181,6 +181,8 @@ async function listen(
     });
   });
   server.on("error", (error) => logger.warn("server error", { error: error.name }));
+  const reloads = await startReloads(host, events, logger);
+  const context: ServerContext = { host, store, events, logger, nodes, ...(reloads ? { reloads } : {}) };
   const port = (server.address() as AddressInfo).port;
   const check: OwnerCheck = { owner, port, attempts: new LoginAttempts(options.loginAttempts) };
   const allowed = allowedHosts(bindHost, port, options.allowedHosts);
@@ -218,6 +220,7 @@ async function listen(
     await sessions.close();
     server.closeAllConnections();
     await closed;
+    await reloads?.close();
     await queue?.close();
     await host.close();
   };
@@ -234,6 +237,30 @@ async function listen(
       return closing;
     },
   };
+}
+
+/**
+ * The Lua skills' hot reload (app/capability-reloads.ts), started once the port is bound (so a
+ * port in use leaves nothing watching) and before any request is handled: every door reaches
+ * the generations its reloaders switch to. Each record change is a live update. A failure
+ * here is logged and the server serves without reloads.
+ */
+async function startReloads(
+  host: McpHost,
+  events: ServerEvents,
+  logger: Logger,
+): Promise<CapabilityReloads | undefined> {
+  try {
+    return await startCapabilityReloads(host.skillgate, {
+      logger,
+      onRecord: (record) => events.publish({ type: "generation-changed", name: record.skill, id: record.id }),
+    });
+  } catch (error) {
+    logger.warn("Lua skills will not reload while serving", {
+      error: error instanceof Error ? error.name : "Error",
+    });
+    return undefined;
+  }
 }
 
 /** The name a URL uses for the bound address: a wildcard bind is reached at the loopback address. */

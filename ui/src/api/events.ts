@@ -31,6 +31,7 @@ export function subscribeToEvents(listener: ServerEventListener): () => void {
     "approval-settled",
     "call-finished",
     "node-changed",
+    "generation-changed",
   ]) {
     source.addEventListener(type, handle as EventListener);
   }

@@ -111,9 +111,10 @@ const SHORT_TYPES: Record<AuditEvent["type"], string> = {
   "capability-path-touched": "cap-touched",
   "/skill/discovered": "cap-discovered",
   "/skill/registration/decided": "cap-decided",
-  "/skill/reloaded": "cap-reloaded",
-  "/skill/reload_failed": "cap-reload-failed",
-  "/capability/reloaded": "cap-switched",
+  "capability-reload-step": "reload-step",
+  "/skill/reloaded": "reloaded",
+  "/skill/reload_failed": "reload-failed",
+  "capability-generation-waiting": "gen-waiting",
 };
 
 /** One table row; an approval's answer shows in the status column. */

@@ -62,6 +62,9 @@ export function registerMcp(program: Command, output: CliOutput): void {
           options.watch === false ? false : (options.watchInterval ?? DEFAULT_WATCH_INTERVAL_MS),
         watchExtensions: options.watch !== false,
       });
+      // Lua skills reload while the server runs, as under `skillgate serve` (not with --no-watch).
+      const { startCapabilityReloads } = await import("../../../app/capability-reloads.js");
+      const reloads = options.watch === false ? undefined : await startCapabilityReloads(host.skillgate);
       const stop = new AbortController();
       const onSignal = (): void => stop.abort();
       process.once("SIGINT", onSignal);
@@ -88,6 +91,7 @@ export function registerMcp(program: Command, output: CliOutput): void {
       } finally {
         process.removeListener("SIGINT", onSignal);
         process.removeListener("SIGTERM", onSignal);
+        await reloads?.close();
         await host.close();
       }
     });

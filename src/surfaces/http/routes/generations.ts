@@ -11,6 +11,8 @@ import { errorAnswer, jsonAnswer, routeApp } from "./owner-route-app.js";
 export function generationsRoutes(context: ServerContext): OpenAPIHono {
   const app = routeApp(context);
   const folder = () => generationsFolder(context.host.skillgate.catalog.folders.data);
+  // This process's reloaders know a record's state before the board's file is rewritten.
+  const live = () => context.reloads?.list();
 
   app.openapi(
     createRoute({
@@ -22,7 +24,7 @@ export function generationsRoutes(context: ServerContext): OpenAPIHono {
       },
     }),
     async (c) => {
-      const response = await manageGenerations(folder(), { action: "list" });
+      const response = await manageGenerations(folder(), { action: "list" }, live());
       return c.json({ generations: response.action === "list" ? response.generations : [] }, 200);
     },
   );
@@ -46,7 +48,7 @@ export function generationsRoutes(context: ServerContext): OpenAPIHono {
         },
       }),
       async (c) => {
-        const response = await manageGenerations(folder(), { action, id: c.req.valid("param").id });
+        const response = await manageGenerations(folder(), { action, id: c.req.valid("param").id }, live());
         if (!("generation" in response)) throw new Error("an answer always names its generation");
         return c.json({ action, generation: response.generation }, 200);
       },
