@@ -197,6 +197,7 @@ export async function runCapabilitiesBenchmark({ rounds = 30, reloadRounds = 20,
     const scriptTimes = await measureContestants({
       rounds,
       warm: 3,
+      pauseMs: 150,
       contestants: {
         bwrap: () => bareRun(bareArgv),
         router: async () => {

@@ -19,6 +19,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
 import { LuaFactory } from "wasmoon";
 import { distFolder } from "./contestants.mjs";
@@ -47,9 +48,11 @@ async function importDist(path) {
 
 /**
  * Times each contestant once per round, the order rotating every round, after `warm` calls
- * of each: a summary (median, min) per contestant.
+ * of each: a summary (median, min) per contestant. `pauseMs` of idle time after each timed
+ * call (untimed) lets a sandbox runner's pool start its next sandbox, so no contestant
+ * inherits the one before it's refill.
  */
-export async function measureContestants({ contestants, rounds, warm = 200 }) {
+export async function measureContestants({ contestants, rounds, warm = 200, pauseMs = 0 }) {
   const names = Object.keys(contestants);
   for (let index = 0; index < warm; index += 1) for (const name of names) await contestants[name]();
   const times = Object.fromEntries(names.map((name) => [name, []]));
@@ -59,6 +62,7 @@ export async function measureContestants({ contestants, rounds, warm = 200 }) {
       const started = performance.now();
       await contestants[name]();
       times[name].push(performance.now() - started);
+      if (pauseMs > 0) await sleep(pauseMs);
     }
   }
   return Object.fromEntries(names.map((name) => [name, summary(times[name])]));
