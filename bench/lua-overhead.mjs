@@ -8,7 +8,10 @@
  *   skillgate's own value conversion, the restricted host API's `ctx`), no pipeline;
  * - `invoke_capability`'s pipeline: `CapabilityPipeline.invoke` of the `lua_skill` provider
  *   (caller permission, router, payload guard, input schema, guard, the runtime, output
- *   schema, audit and metrics, with a real audit log in a fresh data folder).
+ *   schema, audit and metrics, with a real audit log in a fresh data folder);
+ * - the turn's `invoke_capability` tool: `turn.call` of a Skillgate whose capability index holds
+ *   the same provider (the broker's normalisation, tier and policy, its own audit lines, then the
+ *   same pipeline on the Skillgate's audit log), for what a model's call costs in all.
  *
  * Added time is the difference of medians; the split says where it goes (runtime − bare,
  * pipeline − runtime). The target (≤ 0.5 ms added over bare wasmoon) is reported, never asserted.
@@ -95,10 +98,13 @@ export async function runLuaOverheadBenchmark({ rounds = 1200, log = () => {} } 
   const { LuaRuntime } = await importDist("capabilities/lua/lua-runtime.js");
   const { LuaCapabilityProvider } = await importDist("capabilities/lua/lua-provider.js");
   const { AuditLog } = await importDist("observe/audit-log.js");
+  const { createSkillgate } = await importDist("app/skillgate.js");
+  const { silentLogger } = await importDist("observe/logger.js");
   const parent = mkdtempSync(join(tmpdir(), "skillgate-bench-lua-"));
   const audit = new AuditLog({ dataFolder: join(parent, "data") });
   const engine = await new LuaFactory().createEngine({ enableProxy: false, injectObjects: false });
   const runtime = await LuaRuntime.create({ skill: "bench-lua-noop", source: SOURCE, chunkName: "noop.lua" });
+  const closers = [];
   try {
     await engine.doString(SOURCE);
     const bareFunction = engine.global.get("invoke");
@@ -109,6 +115,17 @@ export async function runLuaOverheadBenchmark({ rounds = 1200, log = () => {} } 
       capabilities: () => ["bench.lua_noop"],
     };
     const pipeline = new CapabilityPipeline({ index, audit });
+    const skillgate = createSkillgate({
+      config: join(parent, "config"),
+      data: join(parent, "skillgate-data"),
+      home: join(parent, "home"),
+      roots: [],
+      builtins: false,
+      logger: silentLogger,
+      capabilityIndex: index,
+    });
+    const turn = skillgate.createTurn({ chatId: "bench-lua" });
+    closers.push(() => skillgate.close());
     const context = {
       requestId: "r",
       traceId: "t",
@@ -124,7 +141,7 @@ export async function runLuaOverheadBenchmark({ rounds = 1200, log = () => {} } 
       roots: { read: [], write: [] },
       allowedCapabilities: [],
     };
-    log("lua: a no-op Lua function, bare wasmoon, skillgate's runtime, and through the pipeline");
+    log("lua: a no-op Lua function: bare wasmoon, the Lua runtime, the pipeline, the turn's tool");
     const measured = await measureContestants({
       rounds,
       contestants: {
@@ -140,6 +157,13 @@ export async function runLuaOverheadBenchmark({ rounds = 1200, log = () => {} } 
           const result = await pipeline.invoke({ capability: "bench.lua_noop", payload: { n: 1 } }, CALLER);
           if (!result.ok) throw new Error(`pipeline refused: ${result.refusal.code}`);
         },
+        turn: async () => {
+          const result = await turn.call("invoke_capability", {
+            capability: "bench.lua_noop",
+            payload: { n: 1 },
+          });
+          if (result.status !== "ok") throw new Error(`invoke_capability: ${result.status} ${result.text}`);
+        },
       },
     });
     return {
@@ -148,8 +172,10 @@ export async function runLuaOverheadBenchmark({ rounds = 1200, log = () => {} } 
       addedMs: measured.pipeline.median - measured.bare.median,
       runtimeAddedMs: measured.runtime.median - measured.bare.median,
       pipelineAddedMs: measured.pipeline.median - measured.runtime.median,
+      turnAddedMs: measured.turn.median - measured.bare.median,
     };
   } finally {
+    for (const close of closers) close();
     runtime.close();
     engine.global.close();
     audit.close();
@@ -166,8 +192,9 @@ export function formatLuaOverheadResults(result, targetMs = 0.5) {
     `| bare wasmoon call | ${cell(result.bare)} | 1.00x |`,
     `| skillgate's Lua runtime alone (LuaRuntime.call) | ${cell(result.runtime)} | ${(result.runtime.median / result.bare.median).toFixed(2)}x |`,
     `| invoke_capability's pipeline (CapabilityPipeline.invoke) | ${cell(result.pipeline)} | ${(result.pipeline.median / result.bare.median).toFixed(2)}x |`,
+    `| the turn's invoke_capability tool (turn.call: broker + pipeline) | ${cell(result.turn)} | ${(result.turn.median / result.bare.median).toFixed(2)}x |`,
     "",
-    `added over bare wasmoon at the median: ${result.addedMs.toFixed(3)} ms (the runtime ${result.runtimeAddedMs.toFixed(3)} ms, the pipeline around it ${result.pipelineAddedMs.toFixed(3)} ms); target ≤ ${targetMs} ms: ${result.addedMs <= targetMs ? "PASS" : "MISS"}; ${result.rounds} rounds`,
+    `added over bare wasmoon at the median: through the pipeline ${result.addedMs.toFixed(3)} ms (the runtime ${result.runtimeAddedMs.toFixed(3)} ms, the pipeline around it ${result.pipelineAddedMs.toFixed(3)} ms), target ≤ ${targetMs} ms: ${result.addedMs <= targetMs ? "PASS" : "MISS"}; through the turn's tool ${result.turnAddedMs.toFixed(3)} ms: ${result.turnAddedMs <= targetMs ? "PASS" : "MISS"}; ${result.rounds} rounds`,
   ].join("\n");
 }
 
