@@ -1,27 +1,33 @@
 /**
- * The capability plane's invocation pipeline (issue 17), against the built package (dist/ or
- * BENCH_DIST). In one run:
+ * The capability plane (issue 17), against the built package (dist/ or BENCH_DIST). In one run:
  *
+ * - a no-op Lua capability: bare wasmoon, skillgate's Lua runtime alone, and the pipeline
+ *   (bench/lua-overhead.mjs);
  * - the pipeline alone: `pipeline.invoke` of a no-op in-process provider (caller permission,
  *   router, payload guard, input schema, guard, output schema, audit and metrics, with a
  *   real audit log in a fresh data folder) against calling the same provider directly;
- * - a no-op `script` capability: `pipeline.invoke` through the script entry and the runner
- *   router into the bubblewrap sandbox, against a bare `router.run` of the same script.
+ * - a no-op `script` capability: a bare bwrap run of the script, skillgate's run path alone
+ *   (`router.run`: hash check, snapshot, the sandbox runner) and `pipeline.invoke` through the
+ *   script entry;
+ * - a reload: file change to switched index, with the debounce apart (bench/capability-reload.mjs).
  *
- * Lua (a no-op `lua_skill` against a bare wasmoon call) is measured with the same
- * {@link measureOverhead} once the Lua runtime is in the build; without it the row says so.
- * Rounds alternate the contestants' order; figures are medians with minimums, and the added
- * time is the difference of the medians. The target (at most 0.5 ms added for Lua, and here
- * for the pipeline alone) is reported PASS or MISS, never asserted.
- * Run alone: `node bench/capabilities.mjs [rounds]`, or `node bench/run.mjs --only capabilities`.
+ * Rounds alternate or rotate the contestants' order; figures are medians with minimums, and the
+ * added time is the difference of the medians. The target (at most 0.5 ms added over bare
+ * wasmoon for Lua) is reported PASS or MISS, never asserted.
+ * Run alone: `node bench/capabilities.mjs [sandbox rounds] [reload rounds]`, or
+ * `node bench/run.mjs --only capabilities`.
  */
 
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
+import { formatReloadResults, runReloadBenchmark } from "./capability-reload.mjs";
 import { distFolder } from "./contestants.mjs";
+import { formatLuaOverheadResults, measureContestants, runLuaOverheadBenchmark } from "./lua-overhead.mjs";
+import { bareBwrapArgv } from "./sandbox-runs.mjs";
 import { summary } from "./stats.mjs";
 
 /** The issue's target: the pipeline adds at most this much at the median. */
@@ -99,8 +105,8 @@ export async function measureOverhead({ bare, viaPipeline, rounds, warm = 20 }) 
   return { bare: bareTime, pipeline: pipelineTime, addedMs: pipelineTime.median - bareTime.median, rounds };
 }
 
-/** Both measurements; `rounds` for the sandbox runs, forty times as many for the in-process one. */
-export async function runCapabilitiesBenchmark({ rounds = 30, log = () => {} } = {}) {
+/** Every measurement; `rounds` for the sandbox runs, forty times as many for the in-process ones. */
+export async function runCapabilitiesBenchmark({ rounds = 30, reloadRounds = 20, log = () => {} } = {}) {
   const { CapabilityPipeline } = await importDist("capabilities/pipeline/invoke.js");
   const { scriptEntryProvider } = await importDist("capabilities/entries/script-entry.js");
   const { AuditLog } = await importDist("observe/audit-log.js");
@@ -139,7 +145,7 @@ export async function runCapabilitiesBenchmark({ rounds = 30, log = () => {} } =
       warm: 200,
     });
 
-    log("capabilities: a no-op script capability in the sandbox against a bare router run");
+    log("capabilities: a no-op script capability: bare bwrap, the run path, the pipeline");
     const folder = join(parent, "skills", "bench-noop");
     mkdirSync(join(folder, "scripts"), { recursive: true });
     writeFileSync(
@@ -181,20 +187,39 @@ export async function runCapabilitiesBenchmark({ rounds = 30, log = () => {} } =
       network: "none",
       allowedDomains: [],
     };
-    const scriptRun = await measureOverhead({
-      bare: async () => {
-        const result = await router.run(request);
-        if (result.status !== "ok") throw new Error(`bare run: ${result.status} ${result.message ?? ""}`);
-      },
-      viaPipeline: async () => {
-        const result = await viaScript.invoke({ capability: "bench.script", payload: { n: 1 } }, CALLER);
-        if (!result.ok) throw new Error(`pipeline refused: ${result.refusal.code}`);
-      },
+    // The bare run drops to nobody (as root) and reads the skill folder where it lies.
+    chmodSync(parent, 0o755);
+    const bareArgv = bareBwrapArgv({
+      isRoot: process.getuid?.() === 0,
+      snapshot: folder,
+      command: ["python3", "/skill/scripts/noop.py"],
+    });
+    const scriptTimes = await measureContestants({
       rounds,
       warm: 3,
+      pauseMs: 150,
+      contestants: {
+        bwrap: () => bareRun(bareArgv),
+        router: async () => {
+          const result = await router.run(request);
+          if (result.status !== "ok") throw new Error(`bare run: ${result.status} ${result.message ?? ""}`);
+        },
+        pipeline: async () => {
+          const result = await viaScript.invoke({ capability: "bench.script", payload: { n: 1 } }, CALLER);
+          if (!result.ok) throw new Error(`pipeline refused: ${result.refusal.code}`);
+        },
+      },
     });
-    const lua = await luaMeasurement({ rounds: rounds * 40, audit, log });
-    return { pipelineAlone, scriptRun, lua };
+    const scriptRun = {
+      bare: scriptTimes.router,
+      pipeline: scriptTimes.pipeline,
+      bwrap: scriptTimes.bwrap,
+      addedMs: scriptTimes.pipeline.median - scriptTimes.router.median,
+      rounds,
+    };
+    const lua = await runLuaOverheadBenchmark({ rounds: rounds * 40, log });
+    const reload = await runReloadBenchmark({ rounds: reloadRounds, log });
+    return { pipelineAlone, scriptRun, lua, reload };
   } finally {
     audit.close();
     await sandbox.close();
@@ -202,35 +227,53 @@ export async function runCapabilitiesBenchmark({ rounds = 30, log = () => {} } =
   }
 }
 
-/** The Lua row: measured when the build has the Lua runtime's bench hook, else `undefined`. */
-async function luaMeasurement({ rounds, audit, log }) {
-  let hook;
-  try {
-    hook = await importDist("capabilities/lua/bench-hook.js");
-  } catch {
-    return undefined;
-  }
-  log("capabilities: a no-op Lua capability against a bare wasmoon call");
-  return hook.measureLuaOverhead({ rounds, audit, measureOverhead });
+/** A bare bwrap run: resolves when the script printed `{}` and exited 0. */
+function bareRun(argv) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0], argv.slice(1), {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { PATH: "/usr/bin:/bin" },
+    });
+    let output = "";
+    child.stdout.on("data", (chunk) => {
+      output += chunk;
+    });
+    child.on("error", reject);
+    child.on("close", (code) =>
+      code === 0 && output.trim() === "{}" ? resolve() : reject(new Error(`bare bwrap: exit ${code}`)),
+    );
+  });
 }
 
-/** The results as a Markdown section with the target's verdict. */
+/** The results as a Markdown section with the targets' verdicts. */
 export function formatCapabilitiesResults(benchmark) {
-  const row = (label, measured) =>
-    `| ${label} | ${measured.bare.median.toFixed(3)} ms (${measured.bare.min.toFixed(3)} min) | ${measured.pipeline.median.toFixed(3)} ms (${measured.pipeline.min.toFixed(3)} min) | ${measured.addedMs.toFixed(3)} ms | ${(measured.pipeline.median / measured.bare.median).toFixed(2)}x | ${measured.rounds} |`;
-  const verdict = (measured) => (measured.addedMs <= PIPELINE_TARGET_MS ? "PASS" : "MISS");
+  const cell = (item) => `${item.median.toFixed(3)} ms (${item.min.toFixed(3)} min)`;
+  const alone = benchmark.pipelineAlone;
+  const script = benchmark.scriptRun;
   return [
-    "## Capability plane: the invocation pipeline",
+    "## Capability plane (issue 17)",
     "",
-    "| contestant | bare | through the pipeline | added (median) | ratio | rounds |",
-    "| --- | --- | --- | --- | --- | --- |",
-    row("no-op in-process provider (pipeline alone)", benchmark.pipelineAlone),
-    row("no-op script capability, sandbox", benchmark.scriptRun),
-    benchmark.lua === undefined
-      ? "| no-op Lua capability vs bare wasmoon | not in this build | | | | |"
-      : row("no-op Lua capability vs bare wasmoon", benchmark.lua),
+    "### A no-op Lua capability",
     "",
-    `target, at most ${PIPELINE_TARGET_MS} ms added: pipeline alone ${verdict(benchmark.pipelineAlone)}${benchmark.lua === undefined ? "" : `; Lua ${verdict(benchmark.lua)}`}`,
+    formatLuaOverheadResults(benchmark.lua, PIPELINE_TARGET_MS),
+    "",
+    "### The pipeline alone (a no-op in-process provider)",
+    "",
+    `bare ${cell(alone.bare)}, through the pipeline ${cell(alone.pipeline)}: ${alone.addedMs.toFixed(3)} ms added at the median (${alone.rounds} rounds)`,
+    "",
+    "### A no-op script capability in the sandbox",
+    "",
+    "| contestant | median (min) | / bare bwrap |",
+    "| --- | --- | --- |",
+    `| bare bwrap + python3 | ${cell(script.bwrap)} | 1.00x |`,
+    `| skillgate's run path alone (RunnerRouter.run) | ${cell(script.bare)} | ${(script.bare.median / script.bwrap.median).toFixed(2)}x |`,
+    `| invoke_capability's pipeline (script entry) | ${cell(script.pipeline)} | ${(script.pipeline.median / script.bwrap.median).toFixed(2)}x |`,
+    "",
+    `the pipeline over the run path: ${script.addedMs.toFixed(3)} ms at the median (${script.rounds} rounds)`,
+    "",
+    "### A reload",
+    "",
+    formatReloadResults(benchmark.reload),
   ].join("\n");
 }
 
@@ -238,6 +281,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const rounds = Number(process.argv[2] ?? 30);
   const benchmark = await runCapabilitiesBenchmark({
     rounds,
+    reloadRounds: Number(process.argv[3] ?? 20),
     log: (line) => console.error(`bench: ${line}`),
   });
   console.log(formatCapabilitiesResults(benchmark));

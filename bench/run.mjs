@@ -12,7 +12,10 @@
  * them (`--scale-total` and `--scale-rounds` size the scale run; `--http-rounds` and
  * `--http-seconds` the `/api/skills` run; `--mounts-rounds`, `--workspace-rounds` and
  * `--environment-rounds` the issue 13 runs; `--ui-rounds` the web UI run; `--only capabilities` the
- * capability pipeline's overhead, `--capability-rounds` its sandbox rounds).
+ * capability plane: a no-op Lua and script capability through the pipeline against bare wasmoon and
+ * bare bwrap, and a Lua skill's reload, `--capability-rounds` its sandbox rounds (forty times as many
+ * Lua rounds), `--reload-rounds` its file changes; `--only capability-decisions` the capability
+ * decisions of every skill at `--sizes`).
  * BENCH_DIST points at another build (e.g. a temp outDir). `--json FILE` also writes the
  * raw measurements. Targets are reported as PASS/MISS; the exit code is 0 either way,
  * and 1 only when the benchmark itself fails (e.g. a contestant found the wrong count).
@@ -54,6 +57,7 @@ const { values } = parseArgs({
     "ui-rounds": { type: "string", default: "9" },
     "queue-rounds": { type: "string", default: "30" },
     "capability-rounds": { type: "string", default: "30" },
+    "reload-rounds": { type: "string", default: "20" },
     only: { type: "string" },
     json: { type: "string" },
   },
@@ -270,7 +274,11 @@ try {
   }
   if (only === undefined || only === "capabilities") {
     const { runCapabilitiesBenchmark, formatCapabilitiesResults } = await import("./capabilities.mjs");
-    const capabilities = await runCapabilitiesBenchmark({ rounds: Number(values["capability-rounds"]), log });
+    const capabilities = await runCapabilitiesBenchmark({
+      rounds: Number(values["capability-rounds"]),
+      reloadRounds: Number(values["reload-rounds"]),
+      log,
+    });
     raw.capabilities = capabilities;
     console.log(`\n${formatCapabilitiesResults(capabilities)}`);
   }

@@ -80,80 +80,122 @@ export function decideRegistration(
   options: DecideOptions,
 ): CapabilityDecision[] {
   const config = options.config ?? DEFAULT_CAPABILITIES_CONFIG;
-  const firstById = new Map<string, DescriptorCandidate>();
+  // Candidates of each id in discovery order: the first keeps the id.
   const byId = new Map<string, DescriptorCandidate[]>();
   for (const candidate of candidates) {
-    if (!firstById.has(candidate.id)) firstById.set(candidate.id, candidate);
-    byId.set(candidate.id, [...(byId.get(candidate.id) ?? []), candidate]);
+    const same = byId.get(candidate.id);
+    if (same === undefined) byId.set(candidate.id, [candidate]);
+    else same.push(candidate);
   }
-  return candidates.map((candidate) => {
-    const context: OneContext = {
-      runtime: options.runtime,
-      config,
-      winner: firstById.get(candidate.id) as DescriptorCandidate,
-      same: byId.get(candidate.id) ?? [],
-    };
-    return options.eager !== true && isPlainBareSkill(candidate, context)
-      ? decideBare(candidate, context)
-      : decideOne(candidate, context);
-  });
+  const anyProviderSettings = Object.keys(config.providers).length > 0;
+  const decisions: CapabilityDecision[] = new Array(candidates.length);
+  for (const [index, candidate] of candidates.entries()) {
+    const same = byId.get(candidate.id) as DescriptorCandidate[];
+    decisions[index] =
+      options.eager !== true &&
+      same.length === 1 &&
+      !(anyProviderSettings && config.providers[candidate.id] !== undefined) &&
+      isPlainBareSkill(candidate)
+        ? new BareDecision(candidate, options.runtime, config, same)
+        : decideOne(candidate, {
+            runtime: options.runtime,
+            config,
+            winner: same[0] as DescriptorCandidate,
+            same,
+          });
+  }
+  return decisions;
 }
 
 /**
- * A bare workflow SKILL.md with a trust level, alone with its id, not switched off in
- * config.yaml, whose only problem is the missing schema: its decision is known without the
- * later steps (`display_only`, `capability_missing_schema`, or `disabled` first).
+ * A bare workflow SKILL.md with a trust level whose only problem is the missing schema (the
+ * caller checked it is alone with its id and not switched off in config.yaml): its decision
+ * is known without the later steps (`display_only`, `capability_missing_schema`, or
+ * `disabled` first).
  */
-function isPlainBareSkill(candidate: DescriptorCandidate, context: OneContext): boolean {
+function isPlainBareSkill(candidate: DescriptorCandidate): boolean {
   return (
     candidate.scope === "catalog" &&
     candidate.kind === "workflow_skill" &&
     candidate.descriptor?.trustLevel !== undefined &&
-    context.same.length === 1 &&
-    context.config.providers[candidate.id] === undefined &&
     candidate.problems.length === 1 &&
     candidate.problems[0]?.code === "capability_missing_schema"
   );
 }
 
-/** {@link decideOne}'s answer for a plain bare skill, its costlier fields computed when read. */
-function decideBare(candidate: DescriptorCandidate, context: OneContext): CapabilityDecision {
-  let full: CapabilityDecision | undefined;
-  const complete = (): CapabilityDecision => {
-    full ??= decideOne(candidate, context);
-    return full;
-  };
-  const missing = candidate.problems[0] as CapabilityProblem;
-  const admitted =
-    context.runtime === "normal" ||
-    candidate.descriptor?.runtimeGate.allowedModes.includes(context.runtime) === true;
-  const reasons: RegistrationReason[] = candidate.enabled
-    ? ["capability_missing_schema"]
-    : ["disabled_by_config", "capability_missing_schema"];
-  if (!admitted) reasons.push("runtime_gate_mismatch");
-  return {
-    candidate,
-    decision: {
+// The reasons of a plain bare skill's decision: four lists, shared by every such decision.
+const BARE_REASONS: readonly (readonly RegistrationReason[])[] = [
+  Object.freeze(["capability_missing_schema"]),
+  Object.freeze(["disabled_by_config", "capability_missing_schema"]),
+  Object.freeze(["capability_missing_schema", "runtime_gate_mismatch"]),
+  Object.freeze(["disabled_by_config", "capability_missing_schema", "runtime_gate_mismatch"]),
+];
+const NO_CAPABILITIES: readonly string[] = Object.freeze([]);
+const NO_CONFLICTS: CapabilityDecision["conflicts"] = Object.freeze([]);
+
+/**
+ * {@link decideOne}'s answer for a plain bare skill, made directly: the status, reasons and
+ * detail are known from the candidate alone, and the costlier fields (permissions, gate,
+ * problems) are the full decision's, computed when first read. A class, so that a catalog
+ * of 10,000 skills makes one small object per skill and no closures; a test holds every
+ * field equal to the full decision.
+ */
+class BareDecision implements CapabilityDecision {
+  readonly candidate: DescriptorCandidate;
+  readonly decision: RegistrationDecision;
+  readonly runtime: RuntimeMode;
+  readonly descriptor: SkillDescriptor | undefined;
+  readonly capabilities = NO_CAPABILITIES;
+  readonly conflicts = NO_CONFLICTS;
+  readonly providable = false;
+  readonly #config: CapabilitiesConfig;
+  readonly #same: readonly DescriptorCandidate[];
+  #full: CapabilityDecision | undefined;
+
+  constructor(
+    candidate: DescriptorCandidate,
+    runtime: RuntimeMode,
+    config: CapabilitiesConfig,
+    same: readonly DescriptorCandidate[],
+  ) {
+    this.candidate = candidate;
+    this.runtime = runtime;
+    this.descriptor = candidate.descriptor;
+    this.#config = config;
+    this.#same = same;
+    const admitted = runtime === "normal" || candidate.descriptor?.runtimeGate.allowedModes.includes(runtime);
+    const reasons = BARE_REASONS[(candidate.enabled ? 0 : 1) + (admitted === true ? 0 : 2)];
+    this.decision = {
       id: candidate.id,
       status: candidate.enabled ? "display_only" : "disabled",
-      reasons,
-      detail: candidate.enabled ? missing.message : "the skill is disabled in the catalog",
-    },
-    runtime: context.runtime,
-    descriptor: candidate.descriptor,
-    get permissions() {
-      return complete().permissions;
-    },
-    get gate() {
-      return complete().gate;
-    },
-    capabilities: [],
-    conflicts: [],
-    get problems() {
-      return complete().problems;
-    },
-    providable: false,
-  };
+      reasons: reasons as readonly RegistrationReason[],
+      detail: candidate.enabled
+        ? (candidate.problems[0] as CapabilityProblem).message
+        : "the skill is disabled in the catalog",
+    };
+  }
+
+  get permissions(): EffectivePermissionsResult | undefined {
+    return this.#complete().permissions;
+  }
+
+  get gate(): GateDecision | undefined {
+    return this.#complete().gate;
+  }
+
+  get problems(): readonly CapabilityProblem[] {
+    return this.#complete().problems;
+  }
+
+  #complete(): CapabilityDecision {
+    this.#full ??= decideOne(this.candidate, {
+      runtime: this.runtime,
+      config: this.#config,
+      winner: this.candidate,
+      same: this.#same,
+    });
+    return this.#full;
+  }
 }
 
 interface OneContext {

@@ -123,41 +123,71 @@ export type ErrorCode =
   | "node_not_enrolled"
   | "node_name_mismatch"
   // Lua skills and their generations, see docs/capabilities.md ("Lua skills", "Hot reload").
-  | "lua_cpu_limit"
-  | "lua_memory_limit"
-  | "lua_error"
-  | "lua_load_failed"
-  | "lua_output_invalid"
-  | "lua_state_closed"
-  | "lua_host_refused"
-  | "capability_not_allowed"
+  | LuaSkillErrorCode
   | "generation_not_found"
   | "generation_not_waiting"
   // The capability plane's invocation pipeline, see docs/capabilities.md.
-  | "capability_unknown"
-  | "capability_not_in_runtime"
-  | "caller_not_permitted"
-  | "provider_unknown"
-  | "payload_not_object"
-  | "payload_too_large"
-  | "payload_too_deep"
-  | "payload_too_many_keys"
-  | "payload_prototype_key"
-  | "payload_skill_path"
-  | "payload_command_template"
-  | "payload_env"
-  | "payload_shell"
-  | "payload_host_path"
-  | "payload_mode_override"
-  | "capability_missing_schema"
-  | "input_invalid"
-  | "output_invalid"
-  | "capability_busy"
-  | "capability_timeout"
-  | "capability_interrupted"
-  | "capability_failed"
-  | "sampling_unavailable"
-  | "prompt_too_large";
+  | InvocationRefusalCode
+  | InvocationFailureCode;
+
+/**
+ * The codes of the capability plane, each group a list that code can iterate (the pipeline's
+ * audit status, which codes a provider may end a call with) and {@link ErrorCode} takes its
+ * names from: one place, so no list elsewhere repeats them.
+ */
+
+/** A Lua skill's own codes: its call's bounds and errors, its load, its host API refusals. */
+export const LUA_SKILL_ERROR_CODES = [
+  "lua_cpu_limit",
+  "lua_memory_limit",
+  "lua_error",
+  "lua_load_failed",
+  "lua_output_invalid",
+  "lua_state_closed",
+  "lua_host_refused",
+  "capability_not_allowed",
+] as const;
+
+/** A code of {@link LUA_SKILL_ERROR_CODES}. */
+export type LuaSkillErrorCode = (typeof LUA_SKILL_ERROR_CODES)[number];
+
+/** How the invocation pipeline refuses a call before any provider runs (the audit's `refused`). */
+export const INVOCATION_REFUSAL_CODES = [
+  "capability_unknown",
+  "capability_not_in_runtime",
+  "caller_not_permitted",
+  "provider_unknown",
+  "payload_not_object",
+  "payload_too_large",
+  "payload_too_deep",
+  "payload_too_many_keys",
+  "payload_prototype_key",
+  "payload_skill_path",
+  "payload_command_template",
+  "payload_env",
+  "payload_shell",
+  "payload_host_path",
+  "payload_mode_override",
+  "capability_missing_schema",
+  "input_invalid",
+  "capability_busy",
+  "sampling_unavailable",
+  "prompt_too_large",
+] as const;
+
+/** A code of {@link INVOCATION_REFUSAL_CODES}. */
+export type InvocationRefusalCode = (typeof INVOCATION_REFUSAL_CODES)[number];
+
+/** How a call that reached its provider ends without an answer, whatever the provider. */
+export const INVOCATION_FAILURE_CODES = [
+  "output_invalid",
+  "capability_timeout",
+  "capability_interrupted",
+  "capability_failed",
+] as const;
+
+/** A code of {@link INVOCATION_FAILURE_CODES}. */
+export type InvocationFailureCode = (typeof INVOCATION_FAILURE_CODES)[number];
 
 /**
  * The mark every {@link SkillgateError} carries, under a registry symbol so it is the same key

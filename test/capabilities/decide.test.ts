@@ -153,7 +153,23 @@ describe("a bare SKILL.md's decision made directly", () => {
     writeSkill(skills, "writer", {
       frontMatter: { name: "writer", description: "Writes.", metadata: { "skillgate.workspace": "write" } },
     });
-    writeIn(tree, "config/config.yaml", "skills:\n  disabled: [off]\n");
+    // Every shape the shared permissions and gates of a bare descriptor come in.
+    const metadataOf: Record<string, Record<string, string>> = {
+      reader: { "skillgate.tier": "read" },
+      bridged: { "skillgate.network": "bridge" },
+      domains: { "skillgate.allowed-domains": "example.com" },
+      queued: { "skillgate.execution": "queue" },
+      "team-worker": { "skillgate.runtime": "team" },
+      "plan-worker": { "skillgate.runtime": "plan" },
+      switched: {},
+    };
+    for (const [name, metadata] of Object.entries(metadataOf))
+      writeSkill(skills, name, { frontMatter: { name, description: `${name}.`, metadata } });
+    writeIn(
+      tree,
+      "config/config.yaml",
+      "skills:\n  disabled: [off]\ncapabilities:\n  providers:\n    skill:switched: { enabled: false }\n",
+    );
     const catalog = createCatalog({ config: tree.config, data: tree.data, home: tree.home, builtins: false });
     const found = discoverCapabilities({
       catalog: catalog.discover(),
@@ -169,13 +185,14 @@ describe("a bare SKILL.md's decision made directly", () => {
         config: catalog.config.capabilities,
         eager: true,
       });
-      expect(lazy.length).toBe(3);
+      expect(lazy.length).toBe(10);
       for (const [index, item] of lazy.entries()) {
         const full = eager[index];
         expect(item.decision, `${item.decision.id} in ${runtime}`).toEqual(full?.decision);
         expect(item.permissions, item.decision.id).toEqual(full?.permissions);
         expect(item.gate, item.decision.id).toEqual(full?.gate);
         expect(item.problems, item.decision.id).toEqual(full?.problems);
+        expect(item.descriptor?.manifestDigest, item.decision.id).toMatch(/^[0-9a-f]{64}$/);
         expect([item.providable, item.capabilities, item.conflicts]).toEqual([
           full?.providable,
           full?.capabilities,

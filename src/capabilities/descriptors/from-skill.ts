@@ -1,12 +1,22 @@
 import type { SkillDecision } from "../../catalog/decisions.js";
 import { canonicalJson, sha256Hex } from "../../core/hashing.js";
-import { workspaceAccessOf } from "../../skill/governance.js";
+import type { JsonValue } from "../../core/safe-json.js";
+import { type WorkspaceDeclaration, workspaceAccessOf } from "../../skill/governance.js";
 import { DEFAULT_LIMITS } from "../manifests/manifest-fields.js";
 import { WORKSPACE_ROOT } from "../permissions.js";
-import { problem } from "../problems.js";
-import { runtimeModeOf } from "../runtime-gate.js";
+import type { CapabilityProblem } from "../problems.js";
+import { RUNTIME_MODES, runtimeModeOf } from "../runtime-gate.js";
 import { trustLevelOf } from "../trust.js";
-import type { CapabilityPermissions, RuntimeGate, SkillDescriptor } from "../types.js";
+import type {
+  CapabilityLimits,
+  CapabilityPermissions,
+  DescriptorScope,
+  RuntimeGate,
+  RuntimeMode,
+  SkillDescriptor,
+  SkillKind,
+  TrustLevel,
+} from "../types.js";
 import type { DescriptorCandidate } from "./candidate.js";
 
 /** The SKILL.md metadata key that makes a skill a `runtime_worker` of that runtime (`team`). */
@@ -21,6 +31,105 @@ export type SourceOf = (decision: SkillDecision) => string;
 
 /** The catalog source as it is, for callers without a store. */
 export const catalogSource: SourceOf = (decision) => decision.source;
+
+/** The message of a bare SKILL.md's `capability_missing_schema` problem. */
+const MISSING_SCHEMA_MESSAGE =
+  "a SKILL.md declares no input or output schema; an adapter manifest (<config>/adapters/*.yaml) gives it both";
+
+// A catalog can hold 10,000 skills and every one gets a descriptor: the parts that are the
+// same for many (gates, permissions, limits, empty lists) are made once, frozen and shared.
+const NO_NAMES: readonly string[] = Object.freeze([]);
+const NO_PROBLEMS: readonly CapabilityProblem[] = Object.freeze([]);
+const BARE_LIMITS: CapabilityLimits = Object.freeze({
+  timeoutMs: DEFAULT_LIMITS.timeoutMs,
+  maxConcurrency: DEFAULT_LIMITS.maxConcurrency,
+});
+const GATES: ReadonlyMap<RuntimeMode, RuntimeGate> = new Map(
+  RUNTIME_MODES.map((mode) => [
+    mode,
+    Object.freeze({
+      allowedModes: Object.freeze([mode]),
+      disallowTeamWorker: false,
+      requiresInteractiveUser: false,
+    }),
+  ]),
+);
+/** A bare skill's permissions by its workspace access, network off and on. */
+const PERMISSIONS: Readonly<Record<WorkspaceDeclaration, readonly CapabilityPermissions[]>> = {
+  none: [barePermissions("none", false), barePermissions("none", true)],
+  read: [barePermissions("read", false), barePermissions("read", true)],
+  write: [barePermissions("write", false), barePermissions("write", true)],
+};
+
+function barePermissions(access: WorkspaceDeclaration, network: boolean): CapabilityPermissions {
+  return Object.freeze({
+    fsRead: access === "none" ? NO_NAMES : Object.freeze([WORKSPACE_ROOT]),
+    fsWrite: access === "write" ? Object.freeze([WORKSPACE_ROOT]) : NO_NAMES,
+    network,
+    shell: false,
+    env: NO_NAMES,
+    adapterCapabilities: NO_NAMES,
+  });
+}
+
+/**
+ * The descriptor of a catalog skill. A class rather than a literal because a catalog makes
+ * thousands: one shape, no closure per skill, and the digest (of the front matter the
+ * catalog already read) computed on the prototype's getter when first asked. The digest is
+ * therefore not an own property: read it by name (nothing spreads or serialises a descriptor
+ * whole).
+ */
+class CatalogSkillDescriptor implements SkillDescriptor {
+  readonly id: string;
+  readonly name: string;
+  readonly kind: SkillKind;
+  readonly source: string;
+  readonly path: string;
+  readonly capabilities: readonly string[] = NO_NAMES;
+  readonly runtimeGate: RuntimeGate;
+  readonly permissions: CapabilityPermissions;
+  readonly trustLevel?: TrustLevel;
+  readonly priority = 0;
+  readonly limits: CapabilityLimits = BARE_LIMITS;
+  readonly metadata: { readonly [key: string]: JsonValue };
+  readonly scope: DescriptorScope = "catalog";
+  readonly skillDirectory?: string;
+  readonly #decision: SkillDecision;
+  #digest: string | undefined;
+
+  constructor(
+    decision: SkillDecision,
+    fields: {
+      id: string;
+      kind: SkillKind;
+      source: string;
+      gate: RuntimeGate;
+      permissions: CapabilityPermissions;
+      trustLevel: TrustLevel | undefined;
+      description: string;
+      directory: string | undefined;
+    },
+  ) {
+    this.id = fields.id;
+    this.name = decision.name;
+    this.kind = fields.kind;
+    this.source = fields.source;
+    this.path = decision.location;
+    this.runtimeGate = fields.gate;
+    this.permissions = fields.permissions;
+    if (fields.trustLevel !== undefined) this.trustLevel = fields.trustLevel;
+    this.metadata = { description: fields.description, catalog_decision: decision.decision };
+    if (fields.directory !== undefined) this.skillDirectory = fields.directory;
+    this.#decision = decision;
+  }
+
+  get manifestDigest(): string {
+    this.#digest ??= sha256Hex(
+      canonicalJson({ location: this.#decision.location, fields: this.#decision.skill?.fields ?? null }),
+    );
+    return this.#digest;
+  }
+}
 
 /**
  * The descriptor of a skill the catalog found, or undefined for one the catalog rejected or
@@ -39,57 +148,33 @@ export function descriptorFromSkill(
   const skill = decision.skill;
   if (skill === undefined || decision.decision === "rejected" || decision.decision === "shadowed")
     return undefined;
-  const metadata = skill.fields?.metadata ?? {};
-  const declaredRuntime = runtimeModeOf(metadata[RUNTIME_METADATA_KEY]);
+  const declaredRuntime = runtimeModeOf(skill.fields?.metadata?.[RUNTIME_METADATA_KEY]);
   const runtimeWorker = declaredRuntime !== undefined && declaredRuntime !== "normal";
-  const runtimeGate: RuntimeGate = {
-    allowedModes: [declaredRuntime ?? "normal"],
-    disallowTeamWorker: false,
-    requiresInteractiveUser: false,
-  };
   const source = sourceOf(decision);
-  const trustLevel = trustLevelOf(source);
   const id = `skill:${decision.name}`;
-  const access = workspaceAccessOf(skill.governance);
-  const permissions: CapabilityPermissions = {
-    fsRead: access === "none" ? [] : [WORKSPACE_ROOT],
-    fsWrite: access === "write" ? [WORKSPACE_ROOT] : [],
-    network: skill.governance.network === "bridge" || skill.governance.allowedDomains.length > 0,
-    shell: false,
-    env: [],
-    adapterCapabilities: [],
-  };
-  let digest: string | undefined;
-  const descriptor: SkillDescriptor = {
+  const governance = skill.governance;
+  const network = governance.network === "bridge" || governance.allowedDomains.length > 0;
+  const descriptor = new CatalogSkillDescriptor(decision, {
     id,
-    name: decision.name,
     kind: runtimeWorker ? "runtime_worker" : "workflow_skill",
     source,
-    path: decision.location,
-    capabilities: [],
-    runtimeGate,
-    permissions,
-    ...(trustLevel !== undefined ? { trustLevel } : {}),
-    priority: 0,
-    limits: { timeoutMs: DEFAULT_LIMITS.timeoutMs, maxConcurrency: DEFAULT_LIMITS.maxConcurrency },
-    get manifestDigest() {
-      digest ??= sha256Hex(canonicalJson({ location: decision.location, fields: skill.fields ?? null }));
-      return digest;
-    },
-    metadata: { description: skill.description, catalog_decision: decision.decision },
-    scope: "catalog",
-    ...(skill.directory !== undefined ? { skillDirectory: skill.directory } : {}),
-  };
+    gate: GATES.get(declaredRuntime ?? "normal") as RuntimeGate,
+    permissions: PERMISSIONS[workspaceAccessOf(governance)][network ? 1 : 0] as CapabilityPermissions,
+    trustLevel: trustLevelOf(source),
+    description: skill.description,
+    directory: skill.directory,
+  });
   // A runtime worker is discovery metadata for its runtime, not a capability with schemas.
-  const problems = runtimeWorker
-    ? []
+  const problems: readonly CapabilityProblem[] = runtimeWorker
+    ? NO_PROBLEMS
     : [
-        problem(
-          "capability_missing_schema",
-          "error",
-          "a SKILL.md declares no input or output schema; an adapter manifest (<config>/adapters/*.yaml) gives it both",
-          { path: decision.location },
-        ),
+        {
+          code: "capability_missing_schema",
+          severity: "error",
+          message: MISSING_SCHEMA_MESSAGE,
+          reason: "capability_missing_schema",
+          path: decision.location,
+        },
       ];
   return {
     id,

@@ -1,23 +1,21 @@
-import { type ErrorCode, SkillgateError } from "../../core/errors.js";
+import { type ErrorCode, type LuaSkillErrorCode, SkillgateError } from "../../core/errors.js";
 
-/** The codes a Lua skill's call or load can end with (docs/capabilities.md, "Lua skills"). */
-export type LuaErrorCode = Extract<
-  ErrorCode,
-  | "lua_cpu_limit"
-  | "lua_memory_limit"
-  | "capability_timeout"
-  | "lua_error"
-  | "lua_load_failed"
-  | "lua_output_invalid"
-  | "lua_state_closed"
-  | "lua_host_refused"
-  | "capability_not_allowed"
-  | "path_not_allowed"
-  | "symlink_not_allowed"
-  | "file_too_large"
-  | "not_found"
-  | "io_error"
->;
+/**
+ * The codes a Lua skill's call or load can end with (docs/capabilities.md, "Lua skills"):
+ * its own (core's `LUA_SKILL_ERROR_CODES`, which the pipeline keeps at the caller), a
+ * deadline, and the file refusals of its host API.
+ */
+export type LuaErrorCode =
+  | LuaSkillErrorCode
+  | Extract<
+      ErrorCode,
+      | "capability_timeout"
+      | "path_not_allowed"
+      | "symlink_not_allowed"
+      | "file_too_large"
+      | "not_found"
+      | "io_error"
+    >;
 
 /**
  * A Lua skill's call or load that did not finish with a value. The message starts with

@@ -1,5 +1,11 @@
-import type { ErrorCode } from "../../core/errors.js";
-import { SkillgateError } from "../../core/errors.js";
+import {
+  INVOCATION_FAILURE_CODES,
+  INVOCATION_REFUSAL_CODES,
+  type InvocationFailureCode,
+  type InvocationRefusalCode,
+  LUA_SKILL_ERROR_CODES,
+  SkillgateError,
+} from "../../core/errors.js";
 import type { JsonValue } from "../../core/safe-json.js";
 import type { CallStatus } from "../../observe/events.js";
 import type { CapabilityProvider, InvocationContext, RuntimeMode, Sampler, SkillKind } from "../types.js";
@@ -53,34 +59,47 @@ export interface Caller {
   readonly sample?: Sampler;
 }
 
-/** The codes the pipeline refuses or fails a call with; each is its own {@link ErrorCode}. */
-export type InvocationErrorCode = Extract<
-  ErrorCode,
-  | "capability_unknown"
-  | "capability_not_in_runtime"
-  | "caller_not_permitted"
-  | "provider_unknown"
-  | "payload_not_object"
-  | "payload_too_large"
-  | "payload_too_deep"
-  | "payload_too_many_keys"
-  | "payload_prototype_key"
-  | "payload_skill_path"
-  | "payload_command_template"
-  | "payload_env"
-  | "payload_shell"
-  | "payload_host_path"
-  | "payload_mode_override"
-  | "capability_missing_schema"
-  | "input_invalid"
-  | "output_invalid"
-  | "capability_busy"
-  | "capability_timeout"
-  | "capability_interrupted"
-  | "capability_failed"
-  | "sampling_unavailable"
-  | "prompt_too_large"
->;
+/**
+ * Codes a provider's own error keeps at the caller (a Lua skill's: an endless loop is
+ * `lua_cpu_limit`, a memory bomb `lua_memory_limit`), rather than `capability_failed`.
+ */
+export const PROVIDER_ERROR_CODES = LUA_SKILL_ERROR_CODES;
+
+/** A code of {@link PROVIDER_ERROR_CODES}. */
+export type ProviderErrorCode = (typeof PROVIDER_ERROR_CODES)[number];
+
+/**
+ * Every code the pipeline refuses or fails a call with, from core's lists (src/core/errors.ts):
+ * its refusals before any provider runs, the failures of a call that ran, and the provider
+ * codes it keeps. Nothing else reaches a caller as a refusal's code.
+ */
+export const INVOCATION_ERROR_CODES: readonly InvocationErrorCode[] = [
+  ...INVOCATION_REFUSAL_CODES,
+  ...INVOCATION_FAILURE_CODES,
+  ...PROVIDER_ERROR_CODES,
+];
+
+/** A code of {@link INVOCATION_ERROR_CODES}. */
+export type InvocationErrorCode = InvocationRefusalCode | InvocationFailureCode | ProviderErrorCode;
+
+const INVOCATION_CODE_SET: ReadonlySet<string> = new Set(INVOCATION_ERROR_CODES);
+const REFUSAL_CODE_SET: ReadonlySet<string> = new Set(INVOCATION_REFUSAL_CODES);
+const PROVIDER_CODE_SET: ReadonlySet<string> = new Set(PROVIDER_ERROR_CODES);
+
+/** True for a code the pipeline answers callers with. */
+export function isInvocationErrorCode(code: string): code is InvocationErrorCode {
+  return INVOCATION_CODE_SET.has(code);
+}
+
+/** True for a refusal before any provider ran (the audit's `refused`). */
+export function isRefusalCode(code: string): code is InvocationRefusalCode {
+  return REFUSAL_CODE_SET.has(code);
+}
+
+/** True for a provider's own code the pipeline keeps. */
+export function isProviderErrorCode(code: string): code is ProviderErrorCode {
+  return PROVIDER_CODE_SET.has(code);
+}
 
 /**
  * A refusal or failure: a stable code, the `HOST:` sentence a model is shown (never the

@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import type { CapabilitiesConfig } from "../../config/capabilities-config.js";
-import { isSkillgateError } from "../../core/errors.js";
 import type { AuditSink, CallStatus } from "../../observe/events.js";
 import { currentTraceId, traceToolCall } from "../../observe/telemetry.js";
 import type { CapabilityEventSink } from "../events.js";
@@ -19,14 +18,15 @@ import {
   CapabilityError,
   type InvocationErrorCode,
   type InvocationRecord,
-  type InvocationRefusal,
   type InvocationRequest,
   type InvocationResult,
+  isRefusalCode,
   refuse,
   type StepResult,
 } from "./invocation.js";
 import { checkOutput } from "./output-schema.js";
 import { guardPayload, type PayloadGuardOptions } from "./payload-guard.js";
+import { thrownRefusal } from "./provider-failure.js";
 import { routeProvider } from "./provider-router.js";
 
 /**
@@ -53,30 +53,6 @@ export interface CapabilityPipelineOptions {
   readonly config?: () => CapabilitiesConfig;
   readonly now?: () => number;
 }
-
-/** Codes of the steps before execution: the call is `refused`. */
-const REFUSED_BEFORE_RUN: ReadonlySet<InvocationErrorCode> = new Set<InvocationErrorCode>([
-  "capability_unknown",
-  "capability_not_in_runtime",
-  "caller_not_permitted",
-  "provider_unknown",
-  "payload_not_object",
-  "payload_too_large",
-  "payload_too_deep",
-  "payload_too_many_keys",
-  "payload_prototype_key",
-  "payload_skill_path",
-  "payload_command_template",
-  "payload_env",
-  "payload_shell",
-  "payload_host_path",
-  "payload_mode_override",
-  "capability_missing_schema",
-  "input_invalid",
-  "capability_busy",
-  "sampling_unavailable",
-  "prompt_too_large",
-]);
 
 /** The one way to a capability provider. */
 export class CapabilityPipeline {
@@ -275,23 +251,5 @@ export function allowedRoots(permissions: CapabilityPermissions, workspace: stri
 function statusOf(code: InvocationErrorCode): CallStatus {
   if (code === "capability_timeout") return "timed_out";
   if (code === "capability_interrupted") return "interrupted";
-  return REFUSED_BEFORE_RUN.has(code) ? "refused" : "failed";
-}
-
-/** A provider's throw: its own pipeline code when it refused (a nested call, a sampling entry), else `capability_failed`. */
-function thrownRefusal(provider: CapabilityProvider, error: unknown): InvocationRefusal {
-  if (isSkillgateError(error) && isInvocationCode(error.code) && error.message.startsWith("HOST:"))
-    return { code: error.code, message: error.message };
-  const kind = isSkillgateError(error) ? error.code : error instanceof Error ? error.name : "Error";
-  return {
-    code: "capability_failed",
-    message: `HOST: provider ${JSON.stringify(provider.descriptor.id)} failed (${kind}); nothing was returned.`,
-  };
-}
-
-function isInvocationCode(code: string): code is InvocationErrorCode {
-  return (
-    REFUSED_BEFORE_RUN.has(code as InvocationErrorCode) ||
-    ["output_invalid", "capability_failed", "capability_timeout", "capability_interrupted"].includes(code)
-  );
+  return isRefusalCode(code) ? "refused" : "failed";
 }
