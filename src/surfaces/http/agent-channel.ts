@@ -43,35 +43,45 @@ export interface AgentChannelOptions {
  */
 export function agentChannelServer(options: AgentChannelOptions): AgentChannelServer {
   const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_AGENT_MESSAGE_BYTES });
-  return {
-    handleUpgrade: (request, socket, head) => {
-      const path = (request.url ?? "").split("?")[0];
-      if (path !== AGENT_ROUTES.channel) return false;
-      const client = request.socket.remoteAddress ?? "unknown";
-      const host = request.headers.host;
-      if (host === undefined || !isAllowedAuthority(options.allowed, host)) {
-        refuse(socket, 403, "the Host header does not name this server");
-        return true;
-      }
-      const origin = request.headers.origin;
-      if (origin !== undefined && !sameOrigin(origin, host, options.allowed)) {
-        refuse(socket, 403, "the request comes from another site");
-        return true;
-      }
-      if (options.attempts.retryAfterMs(client) > 0) {
-        refuse(socket, 429, "too many failed logins");
-        return true;
-      }
-      const node = nodeOfAuthorization(options.nodes, request.headers.authorization);
-      if (node === undefined) {
-        if (request.headers.authorization !== undefined) options.attempts.recordFailure(client);
-        refuse(socket, 401, "send Authorization: Bearer <node credential>");
-        return true;
-      }
-      sockets.handleUpgrade(request, socket, head, (webSocket) =>
-        serveChannel(options.nodes, node.name, webSocket),
-      );
+  const takeUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): boolean => {
+    const path = (request.url ?? "").split("?")[0];
+    if (path !== AGENT_ROUTES.channel) return false;
+    const client = request.socket.remoteAddress ?? "unknown";
+    const host = request.headers.host;
+    if (host === undefined || !isAllowedAuthority(options.allowed, host)) {
+      refuse(socket, 403, "the Host header does not name this server");
       return true;
+    }
+    const origin = request.headers.origin;
+    if (origin !== undefined && !sameOrigin(origin, host, options.allowed)) {
+      refuse(socket, 403, "the request comes from another site");
+      return true;
+    }
+    if (options.attempts.retryAfterMs(client) > 0) {
+      refuse(socket, 429, "too many failed logins");
+      return true;
+    }
+    const node = nodeOfAuthorization(options.nodes, request.headers.authorization);
+    if (node === undefined) {
+      if (request.headers.authorization !== undefined) options.attempts.recordFailure(client);
+      refuse(socket, 401, "send Authorization: Bearer <node credential>");
+      return true;
+    }
+    sockets.handleUpgrade(request, socket, head, (webSocket) =>
+      serveChannel(options.nodes, node.name, webSocket),
+    );
+    return true;
+  };
+  return {
+    // An upgrade handler that throws would escape the HTTP server's `upgrade` event and leave
+    // the socket hanging: whatever fails while taking one answers 500 and ends the socket.
+    handleUpgrade: (request, socket, head) => {
+      try {
+        return takeUpgrade(request, socket, head);
+      } catch {
+        refuse(socket, 500, "the channel could not be opened");
+        return true;
+      }
     },
     close: () => {
       for (const client of sockets.clients)
@@ -198,11 +208,16 @@ function sameOrigin(origin: string, host: string, allowed: AllowedHosts): boolea
   }
 }
 
+/** Each refused upgrade's status line and error code (anything else is a 403 `forbidden`). */
+const REFUSALS: Readonly<Record<number, { reason: string; code: string }>> = {
+  401: { reason: "Unauthorized", code: "node_unauthorized" },
+  429: { reason: "Too Many Requests", code: "too_many_attempts" },
+  500: { reason: "Internal Server Error", code: "internal_error" },
+};
+
 function refuse(socket: Duplex, status: number, message: string): void {
-  const reason = status === 401 ? "Unauthorized" : status === 429 ? "Too Many Requests" : "Forbidden";
-  const body = JSON.stringify({
-    error: { code: status === 401 ? "node_unauthorized" : "forbidden", message, data: {} },
-  });
+  const { reason, code } = REFUSALS[status] ?? { reason: "Forbidden", code: "forbidden" };
+  const body = JSON.stringify({ error: { code, message, data: {} } });
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );

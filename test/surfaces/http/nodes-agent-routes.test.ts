@@ -243,6 +243,22 @@ describe("the agent routes", () => {
     expect(await upgradeStatus(channel, bearer(lab01))).toBe(401);
   });
 
+  it("answers 500 to an upgrade whose check throws, and keeps serving", async () => {
+    const { server } = await startController();
+    const lab01 = await enrol(server, "lab01");
+    const channel = `${server.origin.replace("http", "ws")}${AGENT_ROUTES.channel}`;
+    const registry = server.server.context.nodes?.registry;
+    if (registry === undefined) throw new Error("the controller has no nodes");
+    const authenticate = registry.authenticate.bind(registry);
+    // A fault inside the check (a bug, a disk error) must not escape the server's upgrade event.
+    registry.authenticate = () => {
+      throw new Error("the check failed");
+    };
+    expect(await upgradeStatus(channel, bearer(lab01))).toBe(500);
+    registry.authenticate = authenticate;
+    expect(await upgradeStatus(channel, bearer(lab01))).toBe(101);
+  });
+
   it("refuses a node credential on every owner route the OpenAPI document lists, and on /mcp", async () => {
     // Each refused credential counts as a failed login; the test makes more than the default allows.
     const { server } = await startController({ server: { loginAttempts: { maxFailures: 1000 } } });
