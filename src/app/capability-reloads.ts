@@ -10,8 +10,9 @@ import type { Skillgate } from "./skillgate.js";
 /**
  * Hot reload in a long-lived process (`skillgate serve`, `skillgate mcp`): one
  * {@link LuaSkillReloader} per Lua capability manifest the capability plane found, each wired
- * to the Skillgate's own parts, so every door (a turn's `invoke_capability`, MCP, the CLI's
- * `invoke` against the same process) reaches the generation the reloader switched to:
+ * to the Skillgate's own parts, so every door of that process (a turn's `invoke_capability`,
+ * a capability's own MCP tool, the AI SDK adapter, a Lua skill's `ctx.tools.invoke_agent`)
+ * reaches the generation the reloader switched to:
  *
  * - the capability registry (its whole-index switch, `registrySwitch`),
  * - the one invocation pipeline (a generation's `ctx.tools.invoke_agent`),

@@ -192,6 +192,11 @@ function GenerationRow(props: {
         <time dateTime={record.createdAt}>{new Date(record.createdAt).toLocaleString()}</time>
       </td>
       <td>
+        {record.widening.length > 0 && record.state !== "waiting_approval" ? (
+          <span className="muted">
+            {record.state === "rejected" ? "Would have widened:" : "Widened, approved:"}
+          </span>
+        ) : null}
         {record.widening.length > 0 ? (
           <ul aria-label="Widening">
             {record.widening.map((line) => (
