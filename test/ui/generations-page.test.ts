@@ -1,10 +1,9 @@
-import type { Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ECHO_SKILL, echoScript, writeEchoSkill } from "../capabilities/generations/served-lua-skill.js";
-import { launchBrowser, screenshotPath, type TestBrowser } from "../helpers/browser.js";
+import { screenshotPath } from "../helpers/browser.js";
 import { eventually } from "../helpers/eventually.js";
 import type { TestServer } from "../helpers/http-server.js";
-import { buildUi, signIn, startUiServer } from "./ui-harness.js";
+import { openPageSession, signIn, startUiServer } from "./ui-harness.js";
 
 /**
  * The Generations page in a real browser (Debian's chromium through playwright-core) against a
@@ -13,42 +12,14 @@ import { buildUi, signIn, startUiServer } from "./ui-harness.js";
  * API with its CSRF header), and the server switching on the owner's answer.
  */
 
-let browser: TestBrowser;
-let ui: { folder: string; remove: () => void };
-let page: Page;
-const pageErrors: string[] = [];
+const session = openPageSession();
 
 /** Reloads and board writes are flushed to disk; a loaded machine may take seconds. */
 const SLOW = { timeout: 30_000 };
 
-beforeAll(async () => {
-  ui = await buildUi();
-  browser = await launchBrowser();
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  ui?.remove();
-});
-
-beforeEach(async () => {
-  await browser.context.clearCookies();
-  for (const open of browser.context.pages()) await open.close();
-  page = await browser.context.newPage();
-  pageErrors.length = 0;
-  page.on("pageerror", (error) => pageErrors.push(error.message));
-});
-
-afterEach(async (context) => {
-  if (context.task.result?.state === "fail") {
-    const name = context.task.name.replace(/[^a-z0-9]+/gi, "-").slice(0, 60);
-    await page.screenshot({ path: screenshotPath(`failed-${name}`), fullPage: true }).catch(() => {});
-  }
-});
-
 async function servedEcho(): Promise<{ server: TestServer; skill: ReturnType<typeof writeEchoSkill> }> {
   let skill: ReturnType<typeof writeEchoSkill> | undefined;
-  const server = await startUiServer(ui.folder, {
+  const server = await startUiServer(session.uiFolder, {
     builtins: false,
     prepare: (folders) => {
       skill = writeEchoSkill(folders.config);
@@ -61,73 +32,73 @@ async function servedEcho(): Promise<{ server: TestServer; skill: ReturnType<typ
 const activeGeneration = (server: TestServer) =>
   server.server.context.host.skillgate.capabilityRegistry.entry(ECHO_SKILL)?.provider.generation;
 
-describe("the Generations page in Chromium", () => {
+describe("the Generations session.page in Chromium", () => {
   it("shows the active generation, a reload live, and approves a widening switch", async () => {
     const { server, skill } = await servedEcho();
-    await signIn(page, server);
-    await page.getByRole("link", { name: "Generations" }).click();
-    await page.getByRole("heading", { name: "Generations", level: 1 }).waitFor();
-    const first = page.getByRole("row", { name: `Generation ${ECHO_SKILL}@1` });
+    await signIn(session.page, server);
+    await session.page.getByRole("link", { name: "Generations" }).click();
+    await session.page.getByRole("heading", { name: "Generations", level: 1 }).waitFor();
+    const first = session.page.getByRole("row", { name: `Generation ${ECHO_SKILL}@1` });
     await expect.poll(() => first.textContent()).toContain("active");
 
-    // An edit reloads: the page follows through /api/events, without a reload of its own.
+    // An edit reloads: the session.page follows through /api/events, without a reload of its own.
     skill.writeScript(echoScript(2));
-    const second = page.getByRole("row", { name: `Generation ${ECHO_SKILL}@2` });
+    const second = session.page.getByRole("row", { name: `Generation ${ECHO_SKILL}@2` });
     await expect.poll(() => second.textContent(), SLOW).toContain("active");
-    await page.getByText("Earlier generations (1)").click();
+    await session.page.getByText("Earlier generations (1)").click();
     await expect.poll(() => first.textContent(), SLOW).toContain("closed");
 
     // A widening edit waits, with what it would widen and the owner's two answers.
     skill.widenToWorkspaceReads();
-    const waiting = page.getByRole("row", { name: `Generation ${ECHO_SKILL}@3` });
+    const waiting = session.page.getByRole("row", { name: `Generation ${ECHO_SKILL}@3` });
     await expect.poll(() => waiting.textContent(), SLOW).toContain("waiting for approval");
     expect(await waiting.getByRole("list", { name: "Widening" }).textContent()).toBe(
       "fs read roots: + workspace",
     );
     expect(activeGeneration(server)).toBe(2);
-    await page.screenshot({ path: screenshotPath("generations-waiting"), fullPage: true });
+    await session.page.screenshot({ path: screenshotPath("generations-waiting"), fullPage: true });
 
     let asked = "";
-    page.once("dialog", (dialog) => {
+    session.page.once("dialog", (dialog) => {
       asked = dialog.message();
       void dialog.accept();
     });
     await waiting.getByRole("button", { name: "Approve" }).click();
-    await page.getByText(`Approved ${ECHO_SKILL}@3`).waitFor();
+    await session.page.getByText(`Approved ${ECHO_SKILL}@3`).waitFor();
     expect(asked).toContain("fs read roots: + workspace");
     await eventually("the server switched to generation 3", () => activeGeneration(server) === 3, {
       timeoutMs: 30_000,
     });
     await expect.poll(() => waiting.textContent(), SLOW).toContain("active");
     expect(await waiting.getByRole("button", { name: "Approve" }).count()).toBe(0);
-    await page.screenshot({ path: screenshotPath("generations-approved"), fullPage: true });
-    expect(pageErrors).toEqual([]);
+    await session.page.screenshot({ path: screenshotPath("generations-approved"), fullPage: true });
+    expect(session.pageErrors).toEqual([]);
   });
 
   it("rejects a waiting switch: the active generation keeps serving", async () => {
     const { server, skill } = await servedEcho();
-    await signIn(page, server);
-    await page.goto(`${server.origin}/#/generations`);
-    await page.getByRole("row", { name: `Generation ${ECHO_SKILL}@1` }).waitFor();
+    await signIn(session.page, server);
+    await session.page.goto(`${server.origin}/#/generations`);
+    await session.page.getByRole("row", { name: `Generation ${ECHO_SKILL}@1` }).waitFor();
     skill.widenToWorkspaceReads();
-    const waiting = page.getByRole("row", { name: `Generation ${ECHO_SKILL}@2` });
+    const waiting = session.page.getByRole("row", { name: `Generation ${ECHO_SKILL}@2` });
     await expect.poll(() => waiting.textContent(), SLOW).toContain("waiting for approval");
     await waiting.getByRole("button", { name: "Reject" }).click();
-    await page.getByText(`Rejected ${ECHO_SKILL}@2`).waitFor();
-    await page.getByText("Earlier generations (1)").click();
+    await session.page.getByText(`Rejected ${ECHO_SKILL}@2`).waitFor();
+    await session.page.getByText("Earlier generations (1)").click();
     await expect.poll(() => waiting.textContent(), SLOW).toContain("rejected");
     expect(activeGeneration(server)).toBe(1);
-    expect(await page.getByRole("row", { name: `Generation ${ECHO_SKILL}@1` }).textContent()).toContain(
-      "active",
-    );
-    expect(pageErrors).toEqual([]);
+    expect(
+      await session.page.getByRole("row", { name: `Generation ${ECHO_SKILL}@1` }).textContent(),
+    ).toContain("active");
+    expect(session.pageErrors).toEqual([]);
   });
 
   it("says so when no Lua skill reloads", async () => {
-    const server = await startUiServer(ui.folder, { builtins: false });
-    await signIn(page, server);
-    await page.goto(`${server.origin}/#/generations`);
-    await page.getByText("No Lua skill is reloading in this server.").waitFor();
-    await page.screenshot({ path: screenshotPath("generations-empty") });
+    const server = await startUiServer(session.uiFolder, { builtins: false });
+    await signIn(session.page, server);
+    await session.page.goto(`${server.origin}/#/generations`);
+    await session.page.getByText("No Lua skill is reloading in this server.").waitFor();
+    await session.page.screenshot({ path: screenshotPath("generations-empty") });
   });
 });
