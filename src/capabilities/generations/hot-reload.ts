@@ -1,11 +1,14 @@
-import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
-import { LuaCapabilityProvider } from "../lua/lua-provider.js";
-import { LuaRuntime, type LuaRuntimeOptions } from "../lua/lua-runtime.js";
-import type { InvocationContext } from "../types.js";
+import type { LuaCapabilityProvider } from "../lua/lua-provider.js";
 import { BoardWriter } from "./board-writer.js";
-import { type GenerationRecord, type GenerationState, wideningOf } from "./generation.js";
+import type { GenerationRecord, GenerationState } from "./generation.js";
 import { watchGenerationAnswers } from "./generation-board.js";
+import {
+  buildGeneration,
+  codeOf,
+  type GenerationRuntimeOptions,
+  wideningBetween,
+} from "./generation-build.js";
 import type { LoadedLuaManifest, LuaManifestLoader } from "./lua-manifest-loader.js";
 import type { CapabilityIndexSwitch, GenerationEvent, ReloadStep } from "./reload-events.js";
 import { DebouncedFileWatch } from "./reload-watch.js";
@@ -39,7 +42,7 @@ export interface LuaSkillReloaderOptions {
   /** Quiet time after the last file change before reloading. */
   readonly debounceMs?: number;
   /** The state's bounds and its connections (pipeline, log). */
-  readonly runtime?: Pick<LuaRuntimeOptions, "memoryLimitBytes" | "instructionLimit" | "invokeAgent" | "log">;
+  readonly runtime?: GenerationRuntimeOptions;
   /** The generation board's folder: records are written there, answers read from there. */
   readonly boardFolder?: string;
   /** Told each time a generation's record changes (built, waiting, active, draining, closed, rejected). */
@@ -169,67 +172,26 @@ export class LuaSkillReloader {
     if (manifest.descriptor.capabilities.length === 0)
       return fail("invalid_manifest", "the manifest lists no capability");
     current = "load_state";
-    let runtime: LuaRuntime;
-    try {
-      const source = await readFile(manifest.scriptPath, "utf8");
-      runtime = await LuaRuntime.create(
-        {
-          ...this.#options.runtime,
-          skill: manifest.descriptor.id,
-          source,
-          chunkName: basename(manifest.scriptPath),
-        },
-        (name) => {
-          current = name;
-          step(name);
-        },
-      );
-    } catch (error) {
-      return fail(codeOf(error, "lua_load_failed"), (error as Error).message);
-    }
-    const provider = new LuaCapabilityProvider(
-      manifest.descriptor,
-      manifest.permissions,
-      manifest.entry,
-      runtime,
-      generation,
-    );
-    current = "health_check";
-    step(current);
-    const health = await provider.healthCheck(healthContext(manifest, generation));
-    if (!health.ok) {
-      runtime.close();
-      return fail("health_check_failed", health.detail);
-    }
+    const built = await buildGeneration(manifest, generation, this.#options.runtime, (name) => {
+      current = name;
+      step(name);
+    });
+    if (!built.ok) return fail(built.code, built.detail);
+    const provider = built.provider;
     current = "install_shadow";
     step(current);
-    const built: Built = { provider, manifest };
-    const previous = this.#active;
-    const widening =
-      previous === undefined
-        ? []
-        : wideningOf(
-            {
-              permissions: previous.manifest.permissions,
-              runtimeGate: previous.manifest.descriptor.runtimeGate,
-              transport: previous.manifest.transport,
-            },
-            {
-              permissions: manifest.permissions,
-              runtimeGate: manifest.descriptor.runtimeGate,
-              transport: manifest.transport,
-            },
-          );
+    const next: Built = { provider, manifest };
+    const widening = this.#active === undefined ? [] : wideningBetween(this.#active.manifest, manifest);
     if (widening.length > 0) {
       // One switch waits at a time: a newer widening reload replaces an older waiting one.
       if (this.#waiting !== undefined) this.#dropWaiting("replaced by a newer reload");
-      this.#waiting = built;
+      this.#waiting = next;
       this.#record(generation, "waiting_approval", manifest.descriptor.manifestDigest, widening);
       this.#publish({ topic: "/skill/generation/waiting", skill: this.#skill, generation, widening });
       return { status: "waiting_approval", generation, widening };
     }
     this.#record(generation, "shadow", manifest.descriptor.manifestDigest, []);
-    await this.#switchTo(built, step);
+    await this.#switchTo(next, step);
     return { status: "switched", generation };
   }
 
@@ -392,21 +354,4 @@ export class LuaSkillReloader {
     }
     await this.#board?.settled();
   }
-}
-
-function codeOf(error: unknown, fallback: string): string {
-  const code = (error as { code?: unknown }).code;
-  return typeof code === "string" ? code : fallback;
-}
-
-function healthContext(manifest: LoadedLuaManifest, generation: number): InvocationContext {
-  return {
-    requestId: `health:${manifest.descriptor.id}@${generation}`,
-    traceId: "",
-    agentId: "skillgate",
-    runtimeMode: manifest.descriptor.runtimeGate.allowedModes[0] ?? "normal",
-    signal: new AbortController().signal,
-    permissions: { fsRead: [], fsWrite: [], network: false, shell: false, env: [], adapterCapabilities: [] },
-    touched: () => undefined,
-  };
 }
