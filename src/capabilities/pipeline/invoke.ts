@@ -162,6 +162,7 @@ export class CapabilityPipeline {
       skillFolders: this.#options.skillFolders?.() ?? [],
       allowedRoots: allowedRoots(provider.permissions, caller.workspace),
       ...(this.#options.environment !== undefined ? { environment: this.#options.environment } : {}),
+      ...(this.#options.now !== undefined ? { now: this.#options.now } : {}),
     });
     if (!guarded.ok) return end(guarded);
     record = { ...record, inputBytes: guarded.value.bytes };

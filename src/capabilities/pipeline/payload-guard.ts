@@ -41,7 +41,26 @@ export interface PayloadGuardOptions {
   readonly allowedRoots: readonly string[];
   /** The environment whose names and values a payload may not carry (default `process.env`). */
   readonly environment?: Readonly<Record<string, string | undefined>>;
+  /** The clock that ages the environment's table (default `Date.now`). */
+  readonly now?: () => number;
 }
+
+/**
+ * How long the table of an environment's names and values is reused before it is read again.
+ * Reading `process.env` whole costs about 0.1 ms (each value is a call into the process), which
+ * was a fifth of a no-op invocation; so a variable set or changed while the process runs is
+ * guarded from this long after, not at once.
+ */
+export const ENVIRONMENT_TABLE_TTL_MS = 1000;
+
+/** The names and values of one environment a payload may not carry, and when they were read. */
+interface EnvironmentTable {
+  readonly names: ReadonlySet<string>;
+  readonly values: readonly string[];
+  readonly readAt: number;
+}
+
+const environmentTables = new WeakMap<object, EnvironmentTable>();
 
 /** The payload, checked and copied, and its size in bytes of JSON. */
 export interface GuardedPayload {
@@ -143,16 +162,7 @@ function judgeKey(key: string): InvocationErrorCode | undefined {
 
 /** The judge of one string (a key or a value), closed over the options. */
 function stringJudge(options: PayloadGuardOptions): (text: string) => InvocationErrorCode | undefined {
-  const environment = options.environment ?? process.env;
-  const names = new Set<string>();
-  const values: string[] = [];
-  for (const [name, value] of Object.entries(environment)) {
-    if (/^[A-Z][A-Z0-9_]{2,}$/.test(name)) names.add(name);
-    if (value === undefined) continue;
-    const secret = SECRET_NAME.test(name) && value.length >= 6;
-    if (secret || (value.length >= LONG_ENV_VALUE && !HOST_PATH_START.test(value) && !value.includes(":/")))
-      values.push(value);
-  }
+  const { names, values } = environmentTable(options.environment ?? process.env, (options.now ?? Date.now)());
   const skillFolders = options.skillFolders.map((folder) => resolve(folder));
   const allowedRoots = options.allowedRoots.map((folder) => resolve(folder));
   return (text) => {
@@ -168,6 +178,27 @@ function stringJudge(options: PayloadGuardOptions): (text: string) => Invocation
     if (path !== undefined && !allowedRoots.some((root) => inside(path, root))) return "payload_host_path";
     return undefined;
   };
+}
+
+/** The environment's table, read again once it is {@link ENVIRONMENT_TABLE_TTL_MS} old (or the clock went back). */
+function environmentTable(
+  environment: Readonly<Record<string, string | undefined>>,
+  now: number,
+): EnvironmentTable {
+  const kept = environmentTables.get(environment);
+  if (kept !== undefined && now >= kept.readAt && now - kept.readAt < ENVIRONMENT_TABLE_TTL_MS) return kept;
+  const names = new Set<string>();
+  const values: string[] = [];
+  for (const [name, value] of Object.entries(environment)) {
+    if (/^[A-Z][A-Z0-9_]{2,}$/.test(name)) names.add(name);
+    if (value === undefined) continue;
+    const secret = SECRET_NAME.test(name) && value.length >= 6;
+    if (secret || (value.length >= LONG_ENV_VALUE && !HOST_PATH_START.test(value) && !value.includes(":/")))
+      values.push(value);
+  }
+  const table = { names, values, readAt: now };
+  environmentTables.set(environment, table);
+  return table;
 }
 
 /**

@@ -1,6 +1,10 @@
 import { homedir } from "node:os";
 import { describe, expect, it } from "vitest";
-import { guardPayload, type PayloadGuardOptions } from "../../../src/capabilities/pipeline/payload-guard.js";
+import {
+  ENVIRONMENT_TABLE_TTL_MS,
+  guardPayload,
+  type PayloadGuardOptions,
+} from "../../../src/capabilities/pipeline/payload-guard.js";
 
 const WORKSPACE = "/srv/project";
 const options: PayloadGuardOptions = {
@@ -179,5 +183,24 @@ describe("payload guard: plain data passes", () => {
       ok: false,
       refusal: { code: "payload_host_path" },
     });
+  });
+
+  it("reads an environment again once its table is ENVIRONMENT_TABLE_TTL_MS old, or the clock went back", () => {
+    let clock = 5_000_000;
+    const environment: Record<string, string> = { LANG: "C.UTF-8" };
+    const guard = (value: string) =>
+      guardPayload({ scope: value }, { ...options, environment, now: () => clock });
+    const secret = "sk-later-0987654321";
+    expect(guard(secret).ok).toBe(true);
+    environment.LATER_API_KEY = secret;
+    // Within its age the table read before the variable was set is kept: the documented limit.
+    clock += ENVIRONMENT_TABLE_TTL_MS - 1;
+    expect(guard(secret).ok).toBe(true);
+    clock += 1;
+    expect(guard(secret)).toMatchObject({ ok: false, refusal: { code: "payload_env" } });
+    expect(guard("LATER_API_KEY")).toMatchObject({ ok: false, refusal: { code: "payload_env" } });
+    delete environment.LATER_API_KEY;
+    clock -= 10;
+    expect(guard(secret).ok).toBe(true);
   });
 });
