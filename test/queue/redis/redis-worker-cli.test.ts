@@ -111,7 +111,8 @@ describe("skillgate worker --redis and skillgate queue status on Redis", () => {
       timeoutMs: 30_000,
     });
     await client.submit(queueRequest("sleepy", hash, "scripts/sleep.mjs"));
-    await eventually("the run to start", async () => (await client.status()).counts.active === 1, {
+    // Running in the worker (not only active in BullMQ): its heartbeat counts it.
+    await eventually("the run to start", async () => (await client.status()).workers[0]?.running === 1, {
       timeoutMs: 30_000,
     });
     const exited = new Promise<number | null>((resolve) =>
