@@ -61,3 +61,18 @@ export class WorkerLeftWithoutQueueError extends SkillgateError<{
     );
   }
 }
+
+/** A worker that could not reach its queue when it started: it does not start (for its own log, not a model). */
+export class WorkerCannotReachQueueError extends SkillgateError<{
+  queue: string;
+  waitedMs: number;
+  reason: string;
+}> {
+  constructor(queue: string, waitedMs: number, reason: string) {
+    super(
+      "queue_unavailable",
+      `${queue} cannot be reached (${reason}) within ${Math.round(waitedMs / 1000)} s, so the worker did not start; check the URL and that Redis runs there.`,
+      { queue, waitedMs, reason },
+    );
+  }
+}

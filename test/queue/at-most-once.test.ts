@@ -107,12 +107,13 @@ describe.each(backends)("at most once ($name)", ({ make }) => {
       .map((answer) => `${answer.requestId}: ${answer.status} ${answer.code ?? ""} ${answer.message ?? ""}`);
     expect(unexpected, `seed ${random.seed}: answers other than ok, failed, interrupted`).toEqual([]);
     for (const [id, count] of report.starts) {
-      expect(count, `${id} started ${count} times`).toBe(1);
-      expect(report.answers.has(id)).toBe(true);
+      expect(count, `seed ${random.seed}: ${id} started ${count} times`).toBe(1);
+      expect(report.answers.has(id), `seed ${random.seed}: ${id} started but has no answer`).toBe(true);
     }
     // An answer of a run (ok or failed) means its body started exactly once.
     for (const [id, answer] of report.answers)
-      if (answer.status === "ok" || answer.status === "failed") expect(report.starts.get(id)).toBe(1);
+      if (answer.status === "ok" || answer.status === "failed")
+        expect(report.starts.get(id), `seed ${random.seed}: ${id} answered ${answer.status}`).toBe(1);
     expect(report.kills).toBeGreaterThan(0);
     expect(report.leftovers, `seed ${random.seed}: left over`).toEqual([]);
     await backend.client.close();

@@ -234,6 +234,25 @@ describe("the local queue", () => {
     expect(answer.status).toBe("timed_out");
   });
 
+  it("caps a run's output at the request's maxOutputBytes and says it was cut", async () => {
+    const { data, skills } = queueTree();
+    const { hash } = queuedSkill(data, skills, "loud", {
+      "scripts/loud.mjs":
+        'process.stdout.write("x".repeat(200 * 1024)); process.stderr.write("y".repeat(200 * 1024));\n',
+    });
+    const client = localClient(data);
+    await localWorker(data);
+    const request = queueRequest("loud", hash, "scripts/loud.mjs", { maxOutputBytes: 4096 });
+    await client.submit(request);
+    const answer = await client.waitFor(request.requestId);
+    expect(answer.status).toBe("ok");
+    expect(answer.stdoutTruncated).toBe(true);
+    expect(answer.stderrTruncated).toBe(true);
+    expect(Buffer.byteLength(answer.stdout)).toBeLessThanOrEqual(4096);
+    expect(Buffer.byteLength(answer.stderr)).toBeLessThanOrEqual(4096);
+    expect(answer.stdout.startsWith("xxxx")).toBe(true);
+  });
+
   it("honours a per-skill limit across the pool and never opens the request it skips", async () => {
     const { data, skills, root } = queueTree();
     const { hash } = queuedSkill(data, skills, "sleepy", { "scripts/sleep.mjs": SLEEP });

@@ -268,6 +268,8 @@ export class LocalWorkerSource implements QueueWorkerSource {
       if (answered) return;
       answered = true;
       // A claim gone means a sweep answered it already (this worker was judged dead): that answer stands.
+      // A sweep between this check and the write is harmless too: its answer keeps its name in
+      // responses/ even once taken, so the exclusive write below finds it and writes nothing.
       if (!existsSync(claimedFile)) return;
       const body = JSON.stringify({ ...response, requestId: named.requestId, worker: this.#identity });
       try {

@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import { DelayedError, type Job, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import type { ClaimedRequest, QueueResponse, QueueWorkerSource } from "../contract.js";
-import { WorkerLeftWithoutQueueError } from "../queue-errors.js";
+import { WorkerCannotReachQueueError, WorkerLeftWithoutQueueError } from "../queue-errors.js";
 import { answerWithoutRun, parseQueueRequest } from "../request-shape.js";
 import { HOST_ANSWERS, writeAnswerOnce } from "./redis-answers.js";
 import {
@@ -39,10 +39,14 @@ export interface RedisWorkerSourceOptions extends RedisQueueSettings {
    * while unreachable, not while runs go on) before it leaves without it. Default 10 s.
    */
   readonly stopWithoutRedisMs?: number;
+  /** How long {@link RedisQueueWorkerSource.start} waits for Redis before it refuses to start. Default 10 s. */
+  readonly startWithoutRedisMs?: number;
 }
 
 /** How long a stop waits for an unreachable Redis unless told otherwise. */
 const STOP_WITHOUT_REDIS_MS = 10_000;
+/** How long a start waits for Redis unless told otherwise. */
+const START_WITHOUT_REDIS_MS = 10_000;
 
 interface Running {
   readonly abort: AbortController;
@@ -85,6 +89,7 @@ export class RedisQueueWorkerSource implements QueueWorkerSource {
     if (this.worker !== undefined) throw new Error("this worker source is already started");
     const onError = this.options.onError ?? (() => {});
     const commands = workerConnection(this.settings);
+    await this.reachOrGiveUp(commands);
     this.commands = commands;
     commands.on("close", () => this.connectionLost());
     const subscriber = workerConnection(this.settings);
@@ -151,6 +156,40 @@ export class RedisQueueWorkerSource implements QueueWorkerSource {
   stop(): Promise<void> {
     this.stopping ??= this.stopBounded();
     return this.stopping;
+  }
+
+  /**
+   * Waits for the first connection, bounded: a worker pointed at a Redis that is not there (a
+   * wrong URL, Redis down) says so and does not start, instead of waiting in silence. Once
+   * started, it rides out a Redis that goes away.
+   */
+  private async reachOrGiveUp(commands: Redis): Promise<void> {
+    const boundMs = this.options.startWithoutRedisMs ?? START_WITHOUT_REDIS_MS;
+    let reason = "no answer";
+    const onError = (error: Error): void => {
+      const code = (error as { code?: unknown }).code;
+      reason = typeof code === "string" ? code : error.message.slice(0, 200);
+    };
+    commands.on("error", onError);
+    try {
+      const reached = await new Promise<boolean>((resolve) => {
+        if (commands.status === "ready") return resolve(true);
+        const timer = setTimeout(() => {
+          commands.off("ready", onReady);
+          resolve(false);
+        }, boundMs);
+        const onReady = (): void => {
+          clearTimeout(timer);
+          resolve(true);
+        };
+        commands.once("ready", onReady);
+      });
+      if (reached) return;
+    } finally {
+      commands.off("error", onError);
+    }
+    commands.disconnect();
+    throw new WorkerCannotReachQueueError(describeRedisUrl(this.settings.url), boundMs, reason);
   }
 
   private async stopBounded(): Promise<void> {

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { queueLayout } from "../../../src/queue/local/layout.js";
 import { RequestSeal } from "../../../src/queue/local/request-seal.js";
 import { eventually } from "../../helpers/eventually.js";
-import { startRedis } from "../../helpers/redis-server.js";
+import { freePort, startRedis } from "../../helpers/redis-server.js";
 import { requireBubblewrap } from "../../runners/sandbox/harness.js";
 import { runCaptured } from "../../surfaces/cli/harness.js";
 import { queuedSkill, queueRequest, queueTree } from "../helpers.js";
@@ -111,7 +111,8 @@ describe("skillgate worker --redis and skillgate queue status on Redis", () => {
       timeoutMs: 30_000,
     });
     await client.submit(queueRequest("sleepy", hash, "scripts/sleep.mjs"));
-    await eventually("the run to start", async () => (await client.status()).counts.active === 1, {
+    // Running in the worker (not only active in BullMQ): its heartbeat counts it.
+    await eventually("the run to start", async () => (await client.status()).workers[0]?.running === 1, {
       timeoutMs: 30_000,
     });
     const exited = new Promise<number | null>((resolve) =>
@@ -127,6 +128,24 @@ describe("skillgate worker --redis and skillgate queue status on Redis", () => {
     );
     expect(worker.out()).toContain("1 request it held stay claimed and will be answered interrupted");
     await client.close();
+  });
+
+  it("does not start when Redis cannot be reached: says so after a bounded wait, naming Redis without its password", async () => {
+    const port = await freePort();
+    const { root, data } = queueTree();
+    const run = await runCaptured([
+      "--config",
+      join(root, "config"),
+      "--data",
+      data,
+      "worker",
+      "--redis",
+      `redis://skillgate:secret-password@127.0.0.1:${port}`,
+    ]);
+    expect(run.code).toBe(1);
+    expect(run.err).toContain(`redis://127.0.0.1:${port} cannot be reached`);
+    expect(run.err).toContain("so the worker did not start");
+    expect(run.err).not.toContain("secret-password");
   });
 
   it("refuses to start without the controller's seal key, naming the file", async () => {

@@ -83,6 +83,11 @@ export function registerWorker(program: Command, output: CliOutput): void {
         ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
         ...(remote !== undefined ? { skillFiles: remote.files } : {}),
         ...(flags.sealKey !== undefined ? { redis: { sealKeyFile: flags.sealKey } } : {}),
+      }).catch(async (error: unknown) => {
+        // Not started (Redis not reachable, no seal key): nothing of it may keep the process up.
+        remote?.files.stop();
+        await runner.close();
+        throw error;
       });
       output.out(
         `skillgate: worker ${worker.name} takes requests from the ${queue.backend} queue (${flags.concurrency ?? queue.concurrency} at once)\n`,
