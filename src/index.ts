@@ -69,6 +69,8 @@ export {
   QueueFullError,
   QueueRequestTooLargeError,
   QueueUnavailableError,
+  WorkerCannotReachQueueError,
+  WorkerLeftWithoutQueueError,
 } from "./queue/queue-errors.js";
 export type { RunLimits, Runner, RunRequest, RunResult, RunStatus } from "./runners/contract.js";
 export { SkillUnreadableError } from "./skill/load-skill.js";

@@ -76,6 +76,8 @@ const ROOT_EXPORTS = [
   "QueueStatus",
   "QueueUnavailableError",
   "QueueWorkerInfo",
+  "WorkerCannotReachQueueError",
+  "WorkerLeftWithoutQueueError",
   "RationaleTooLongError",
   "ReasonCode",
   "RunLimits",
