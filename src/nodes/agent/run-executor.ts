@@ -7,7 +7,7 @@ import { DEFAULT_GOVERNANCE, type Governance } from "../../skill/governance.js";
 import { loadSkillFolder } from "../../skill/load-skill.js";
 import { scriptLanguage } from "../../skill/scripts.js";
 import type { AgentMessage, NodeRunMessage, NodeRunOutcome } from "../protocol.js";
-import { MAX_REQUEST_ID_LENGTH, SeenRequests } from "./seen-requests.js";
+import { isRequestId, MAX_REQUEST_ID_LENGTH, SeenRequests } from "./seen-requests.js";
 
 /** The longest run the agent accepts, whatever the controller asks for: one hour. */
 export const MAX_AGENT_TIMEOUT_MS = 60 * 60 * 1000;
@@ -99,12 +99,13 @@ export class RunExecutor {
   async close(): Promise<void> {
     for (const controller of this.#running.values()) controller.abort();
     await Promise.all([...this.#finished]);
+    this.#seen.close();
   }
 
   async #handle(message: NodeRunMessage): Promise<void> {
     const { requestId } = message;
     const logger = this.#options.logger;
-    if (typeof requestId !== "string" || requestId === "" || requestId.length > MAX_REQUEST_ID_LENGTH) {
+    if (typeof requestId !== "string" || !isRequestId(requestId)) {
       logger.warn("run refused: its request id is not valid");
       return;
     }
