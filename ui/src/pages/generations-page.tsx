@@ -125,7 +125,15 @@ function GenerationTable(props: {
   readonly onAnswered: (text: string) => void;
 }): ReactNode {
   return (
-    <table aria-label={props.label}>
+    <table className="generations-table" aria-label={props.label}>
+      <colgroup>
+        <col className="col-number" />
+        <col className="col-state" />
+        <col className="col-digest" />
+        <col className="col-built" />
+        <col />
+        <col className="col-actions" />
+      </colgroup>
       <thead>
         <tr>
           <th scope="col">Generation</th>
