@@ -69,6 +69,70 @@ function requestIds(json: string): string[] {
 }
 
 describe("skillgate audit", () => {
+  it("shows the capability plane's lines: the skill id, a decision's registration, a reload's step", async () => {
+    const plane = {
+      scope: { kind: "job", id: "capability-plane" },
+      tool: "capability-plane",
+      tier: "read",
+    } as const;
+    const reload = { scope: { kind: "job", id: "hot-reload" }, tool: "hot-reload", tier: "read" } as const;
+    const { sandbox } = sandboxWithEvents([
+      {
+        ...plane,
+        type: "/skill/registration/decided",
+        time: "2026-01-02T03:04:05.000Z",
+        requestId: "decided:hello-skill",
+        skillId: "hello-skill",
+        registration: "registered",
+        reasons: "registered",
+      },
+      {
+        ...reload,
+        type: "capability-reload-step",
+        time: "2026-01-02T03:04:06.000Z",
+        requestId: "reload:hello-skill:2",
+        skillId: "hello-skill",
+        generation: 2,
+        reloadStep: "health_check",
+      },
+    ]);
+    const result = await sandbox.run(["audit"]);
+    expect(result).toMatchObject({ code: 0, err: "" });
+    const rows = result.out
+      .trimEnd()
+      .split("\n")
+      .slice(1)
+      .map((line) => line.split(/\s{2,}/));
+    expect(rows).toEqual([
+      [
+        "2026-01-02T03:04:05.000Z",
+        "cap-decided",
+        "job:capability-plane",
+        "capability-plane",
+        "hello-skill",
+        "-",
+        "read",
+        "-",
+        "-",
+        "registered",
+        "-",
+      ],
+      [
+        "2026-01-02T03:04:06.000Z",
+        "reload-step",
+        "job:hot-reload",
+        "hot-reload",
+        "hello-skill",
+        "-",
+        "read",
+        "health_check",
+        "-",
+        "-",
+        "-",
+      ],
+    ]);
+  });
+
   it("prints a table, oldest first, with the call's columns", async () => {
     const { sandbox } = sandboxWithEvents();
     const result = await sandbox.run(["audit", "--chat", "c1"]);

@@ -129,7 +129,7 @@ function row(event: AuditEvent): string[] {
     event.skill ?? event.skillId,
     event.hash8,
     event.tier,
-    event.rule,
+    event.rule ?? event.reloadStep,
     event.decision,
     status,
     event.latencyMs === undefined ? undefined : `${event.latencyMs} ms`,
