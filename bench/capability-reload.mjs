@@ -29,15 +29,10 @@ const FIXTURE = join(
   "capabilities",
   "config-lint",
 );
-const STEPS = [
-  "parse_manifest",
-  "validate",
-  "load_state",
-  "bind_api",
-  "health_check",
-  "install_shadow",
-  "switch_index",
-];
+/** The timed steps: the seed's sequence (RELOAD_STEPS) from parse_manifest up to the switch. */
+function timedSteps(all) {
+  return all.slice(all.indexOf("parse_manifest"), all.indexOf("switch_index") + 1);
+}
 
 async function importDist(path) {
   return import(pathToFileURL(join(distFolder(), path)).href);
@@ -52,7 +47,7 @@ function invoke(ctx, payload) return { summary = "v" .. VERSION, findings = {} }
 
 /** Medians of each part of a reload over `rounds` file changes. */
 export async function runReloadBenchmark({ rounds = 20, log = () => {} } = {}) {
-  const { LuaSkillReloader, DEFAULT_RELOAD_DEBOUNCE_MS } = await importDist(
+  const { LuaSkillReloader, DEFAULT_RELOAD_DEBOUNCE_MS, RELOAD_STEPS } = await importDist(
     "capabilities/generations/hot-reload.js",
   );
   const { luaManifestLoader } = await importDist("capabilities/generations/lua-manifest-loader.js");
@@ -108,8 +103,9 @@ export async function runReloadBenchmark({ rounds = 20, log = () => {} } = {}) {
   // Between consecutive step events (`load_state` and `bind_api` are published when the state
   // has compiled the script and when the prelude has bound the API, the others as they begin).
   const steps = {};
-  for (const [position, step] of STEPS.entries()) {
-    const before = position === 0 ? "debounce" : STEPS[position - 1];
+  const timed = timedSteps(RELOAD_STEPS);
+  for (const [position, step] of timed.entries()) {
+    const before = position === 0 ? "debounce" : timed[position - 1];
     steps[`${before} → ${step}`] = of((item) => item.steps[step] - item.steps[before]);
   }
   return {
